@@ -1,0 +1,1 @@
+"""The `dialectbench` command line: thin wrappers over the library packages."""

@@ -1,0 +1,36 @@
+"""Entry point: every command group registers itself from its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from dialectbench import __version__
+from dialectbench.cli import analysis_cmds, data_cmds, registry_cmds, report_cmds, run_cmds, sdqa_cmds
+
+app = typer.Typer(
+    name="dialectbench",
+    help="Measure how NLP and speech systems treat dialects and language varieties "
+    "(DialectBench: 10 tasks, 281 varieties, 40 clusters; SD-QA: spoken dialectal QA).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"dialectbench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """dialectbench command line."""
+
+
+for module in (registry_cmds, analysis_cmds, data_cmds, run_cmds, report_cmds, sdqa_cmds):
+    module.register(app)
+
+if __name__ == "__main__":
+    app()

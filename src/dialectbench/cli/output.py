@@ -1,0 +1,76 @@
+"""One output convention for every command that lists or reports.
+
+`--format table` (default) prints a rich table; `csv` and `json` print machine-readable rows on stdout
+and nothing else (progress and warnings go to stderr).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from enum import Enum
+from typing import Any, Iterable, Sequence
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+stderr = Console(stderr=True)
+
+
+class Format(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+FORMAT_OPTION = typer.Option(Format.table, "--format", "-f", help="Output format: table, csv or json.")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if isinstance(value, (set, frozenset, tuple)):
+        return sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+    return value
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return "-" if math.isnan(value) else f"{value:.2f}"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return ",".join(str(v) for v in (sorted(value) if isinstance(value, (set, frozenset)) else value))
+    return str(value)
+
+
+def emit(rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = None,
+         columns: Iterable[str] | None = None) -> None:
+    """Print `rows` (a list of flat dicts) in the requested format."""
+    cols = list(columns) if columns is not None else (list(rows[0]) if rows else [])
+    if fmt == Format.json:
+        json.dump([{c: _jsonable(r.get(c)) for c in cols} for r in rows], sys.stdout, ensure_ascii=False,
+                  indent=2)
+        sys.stdout.write("\n")
+    elif fmt == Format.csv:
+        writer = csv.DictWriter(sys.stdout, fieldnames=cols, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        for r in rows:
+            writer.writerow({c: _cell(r.get(c)) if isinstance(r.get(c), (list, set, frozenset, tuple))
+                             else ("" if r.get(c) is None else r.get(c)) for c in cols})
+    else:
+        table = Table(title=title, header_style="bold")
+        for c in cols:
+            table.add_column(c, overflow="fold")
+        for r in rows:
+            table.add_row(*(_cell(r.get(c)) for c in cols))
+        Console().print(table)
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print a clear error on stderr and exit (no traceback for user errors)."""
+    stderr.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)

@@ -1,0 +1,28 @@
+"""Shared fixtures. Tests that read real data in ../shared/data skip cleanly when it is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("DIALECTBENCH_SHARED_DATA", REPO.parent / "shared" / "data"))
+SEEDS = REPO.parent / "shared" / "seeds"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Root of the real public datasets (../shared/data); skips the test when absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip("real data in ../shared/data is not available")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def seeds() -> Path:
+    """The two papers' text (../shared/seeds); skips when absent."""
+    if not SEEDS.is_dir():
+        pytest.skip("../shared/seeds is not available")
+    return SEEDS
