@@ -1,9 +1,120 @@
-"""CLI commands for the `registry` concern (filled in by its issue)."""
+"""CLI commands over the variety and task registries: varieties, clusters, tasks, show."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+
+from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail
+from dialectbench.tasks import TASK_IDS, TASKS, expand_tasks, representatives, zero_shot_source
+from dialectbench.varieties import Variety, VarietyError, registry
+
+TASK_OPTION = typer.Option(None, "--task", "-t", help=f"Task id: {', '.join(TASK_IDS)} (or mt for both MT).")
+CLUSTER_OPTION = typer.Option(None, "--cluster", "-c", help="Language cluster, e.g. 'high german'.")
+
+
+def _tasks_or_fail(task: str | None) -> list[str] | None:
+    if task is None:
+        return None
+    try:
+        return expand_tasks(task)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def _variety_row(v: Variety, tasks: list[str] | None) -> dict[str, Any]:
+    row = {"name": v.name, "cluster": v.cluster, "glottocode": v.glottocode, "mbert_seen": v.mbert_seen,
+           "speakers": v.speakers, "tasks": [t for t in TASK_IDS if t in v.tasks]}
+    if tasks is not None:
+        row["code"] = next((v.codes[t] for t in tasks if t in v.codes), None)
+    return row
+
+
+def varieties_cmd(task: str | None = TASK_OPTION, cluster: str | None = CLUSTER_OPTION,
+                  fmt: Format = FORMAT_OPTION) -> None:
+    """List varieties (seed 000 Table 8), optionally of one task and/or cluster."""
+    tasks = _tasks_or_fail(task)
+    try:
+        found = registry().varieties(task=task, cluster=cluster)
+    except ValueError as exc:
+        fail(str(exc))
+    emit([_variety_row(v, tasks) for v in found], fmt, title=f"{len(found)} varieties")
+
+
+def _cluster_rows(tasks: list[str] | None, fmt: Format) -> list[dict[str, Any]]:
+    reg = registry()
+    reps: dict[str, dict[str, str]] = {}
+    for rep in representatives():
+        if tasks is None or rep.task in tasks:
+            reps.setdefault(rep.cluster, {})[rep.task] = rep.variety.name
+    rows = []
+    for cluster in sorted({v.cluster for t in (tasks or [None]) for v in reg.varieties(task=t)}):
+        members = [v for v in reg.varieties(cluster=cluster) if tasks is None or v.tasks & set(tasks)]
+        by_task = reps.get(cluster, {})
+        shown: Any = by_task if fmt == Format.json else "; ".join(f"{t}: {n}" for t, n in by_task.items())
+        if tasks is not None and len(tasks) == 1 and fmt != Format.json:
+            shown = by_task[tasks[0]]
+        rows.append({"cluster": cluster, "varieties": len(members), "tasks": list(by_task),
+                     "representatives": shown})
+    return rows
+
+
+def clusters_cmd(task: str | None = TASK_OPTION, fmt: Format = FORMAT_OPTION) -> None:
+    """List language clusters with their variety counts and representatives (seed 000 Table 9)."""
+    rows = _cluster_rows(_tasks_or_fail(task), fmt)
+    emit(rows, fmt, title=f"{len(rows)} clusters")
+
+
+def _short(dataset: str) -> str:
+    """Dataset name without its citation, to keep the table narrow."""
+    return dataset.split(" (")[0]
+
+
+def tasks_cmd(fmt: Format = FORMAT_OPTION) -> None:
+    """List the tasks (seed 000 Tables 1-2) with their metric, settings and coverage."""
+    reg = registry()
+    rows = []
+    for t in TASKS.values():
+        source = zero_shot_source(t.id)
+        rows.append({"id": t.id, "name": t.name, "category": t.category, "metric": t.metric_label,
+                     "settings": list(t.settings), "varieties": len(reg.varieties(task=t.id)),
+                     "clusters": len(reg.clusters(task=t.id)), "zero_shot_source": source and source.name,
+                     "datasets": [_short(d) for d in t.datasets] if fmt == Format.table else list(t.datasets)})
+    emit(rows, fmt, title="DialectBench tasks")
+
+
+def _show_row(v: Variety) -> dict[str, Any]:
+    row = v.to_row()
+    row["tasks"] = [t for t in TASK_IDS if t in v.tasks]
+    reps = {r.task: r.variety.name for r in representatives() if r.cluster == v.cluster and r.task in v.tasks}
+    row["representative_of_cluster_in"] = [t for t, n in reps.items() if n == v.name]
+    row["cluster_representatives"] = reps
+    return row
+
+
+def show_cmd(name: str = typer.Argument(..., help="Variety name, e.g. 'english (a:scotland)'."),
+             fmt: Format = FORMAT_OPTION) -> None:
+    """Show everything known about one variety (unknown names get near-match suggestions)."""
+    try:
+        variety = registry().get(name)
+    except VarietyError as exc:
+        fail(str(exc))
+    row = _show_row(variety)
+    if fmt == Format.table:
+        flat = [{"field": k, "value": "; ".join(f"{a}: {b}" for a, b in v.items()) if isinstance(v, dict) else v}
+                for k, v in row.items()]
+        emit(flat, fmt, title=variety.name)
+    else:
+        if fmt == Format.csv:
+            row = {k: ("; ".join(f"{a}: {b}" for a, b in v.items()) if isinstance(v, dict) else v)
+                   for k, v in row.items()}
+        emit([row], fmt)
 
 
 def register(app: typer.Typer) -> None:
     """Attach this module's commands to the root app."""
+    app.command("varieties")(varieties_cmd)
+    app.command("clusters")(clusters_cmd)
+    app.command("tasks")(tasks_cmd)
+    app.command("show")(show_cmd)
