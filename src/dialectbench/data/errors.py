@@ -1,0 +1,46 @@
+"""Errors raised by the data layer.
+
+`DataFormatError` is what every reader raises on malformed input: it names the file, the 1-based line (when
+the format has lines) and the problem, so a user can open the file at the right place.
+`DataNotAvailable` says that a dataset (or one variety/split of it) cannot be found and how to supply it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class DataError(Exception):
+    """Base class of the data layer's errors."""
+
+
+class DataFormatError(DataError, ValueError):
+    """Malformed input: `str(err)` is "path:line: problem" ("path: problem" when no line applies)."""
+
+    def __init__(self, path: str | Path, line: int | None, problem: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.problem = problem
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {problem}")
+
+    def __reduce__(self):  # keep the three fields through pickling (multiprocessing executors)
+        return (type(self), (self.path, self.line, self.problem))
+
+
+class DataNotAvailable(DataError, LookupError):
+    """A dataset or one of its splits is missing; the message says which and how to obtain it."""
+
+    def __init__(self, message: str, *, dataset: str | None = None, how_to_obtain: str | None = None) -> None:
+        self.message = message
+        self.dataset = dataset
+        self.how_to_obtain = how_to_obtain
+        text = message if not how_to_obtain else f"{message} ({how_to_obtain})"
+        super().__init__(text)
+
+    def __reduce__(self):
+        return (_rebuild_not_available, (self.message, self.dataset, self.how_to_obtain))
+
+
+def _rebuild_not_available(message: str, dataset: str | None, how_to_obtain: str | None) -> DataNotAvailable:
+    return DataNotAvailable(message, dataset=dataset, how_to_obtain=how_to_obtain)

@@ -1,0 +1,42 @@
+"""Readers, one per data format; each yields typed examples (dialectbench.data.examples) lazily and raises
+DataFormatError ("path:line: problem") on malformed input. `READERS` maps a format name to its reader."""
+
+from __future__ import annotations
+
+from dialectbench.data.readers.conllu import ConlluStats, conllu_stats, read_conllu
+from dialectbench.data.readers.iob import read_iob
+from dialectbench.data.readers.labelled import read_labelled
+from dialectbench.data.readers.multiple_choice import BELEBELE_OPTIONS, read_multiple_choice
+from dialectbench.data.readers.pairs import NLI_LABELS, XNLI_LABEL_IDS, read_pairs
+from dialectbench.data.readers.parallel import read_parallel
+from dialectbench.data.readers.sdqa import read_sdqa, sdqa_dialects
+from dialectbench.data.readers.squad import read_squad
+
+READERS = {
+    "conllu": read_conllu,
+    "iob": read_iob,
+    "labelled": read_labelled,
+    "pairs": read_pairs,
+    "multiple_choice": read_multiple_choice,
+    "squad": read_squad,
+    "parallel": read_parallel,
+    "sdqa": read_sdqa,
+}
+
+__all__ = [
+    "BELEBELE_OPTIONS",
+    "NLI_LABELS",
+    "READERS",
+    "XNLI_LABEL_IDS",
+    "ConlluStats",
+    "conllu_stats",
+    "read_conllu",
+    "read_iob",
+    "read_labelled",
+    "read_multiple_choice",
+    "read_pairs",
+    "read_parallel",
+    "read_sdqa",
+    "read_squad",
+    "sdqa_dialects",
+]

@@ -1,0 +1,72 @@
+"""Sentence-pair reader (NLI): delimited text with a header, or JSON / JSON Lines records."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Mapping
+from pathlib import Path
+
+from dialectbench.data.errors import DataFormatError
+from dialectbench.data.examples import PairExample
+from dialectbench.data.readers._io import PathLike, existing
+from dialectbench.data.readers._json import load_records
+from dialectbench.data.readers._table import Column, read_table
+
+NLI_LABELS = ("entailment", "neutral", "contradiction")
+XNLI_LABEL_IDS = {"0": "entailment", "1": "neutral", "2": "contradiction"}  # (M/X)NLI integer labels
+_JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+def read_pairs(path: PathLike, *, premise_column: Column = "premise", hypothesis_column: Column = "hypothesis",
+               label_column: Column = "label", id_column: Column | None = None, delimiter: str = "\t",
+               header: bool = True, quoting: bool | None = None,
+               label_map: Mapping[str, str] | None = None,
+               labels: Collection[str] | None = NLI_LABELS) -> Iterator[PairExample]:
+    """Yield PairExamples. For .json/.jsonl files the columns are keys and delimiter/header/quoting are unused.
+
+    label_map: raw label -> label (XNLI_LABEL_IDS for 0/1/2); labels: allowed labels after mapping
+    (None = any). example_id: "<file stem>:<id value>" or "<file stem>:<row index>".
+    A missing field or empty/unknown label raises DataFormatError naming the line.
+    """
+    p = existing(path)
+    columns = (premise_column, hypothesis_column, label_column, id_column)
+    rows = _json_rows(p, columns) if p.suffix.lower() in _JSON_SUFFIXES else _table_rows(
+        p, columns, delimiter, header, quoting)
+    return _pairs(p, rows, label_map, labels)
+
+
+def _table_rows(path: Path, columns: tuple, delimiter: str, header: bool, quoting: bool | None):
+    table = read_table(path, delimiter=delimiter, header=header, quoting=quoting)
+    if table.width is None:
+        return
+    names = ("premise", "hypothesis", "label", "id")
+    index = [None if col is None else table.column(path, col, name) for col, name in zip(columns, names)]
+    for row in table.rows:
+        if len(row.fields) != table.width:
+            what = "missing label; " if index[2] >= len(row.fields) else ""
+            raise DataFormatError(path, row.line, f"{what}expected {table.width} fields, found {len(row.fields)}")
+        values = [None if i is None else row.fields[i].strip() for i in index]
+        yield row.line, row.index, values
+
+
+def _json_rows(path: Path, columns: tuple):
+    for position, (line, record) in enumerate(load_records(path)):
+        values = []
+        for key in columns:
+            if key is None:
+                values.append(None)
+            elif key not in record or record[key] is None:
+                raise DataFormatError(path, line, f"record {position}: missing field {key!r}")
+            else:
+                values.append(str(record[key]).strip())
+        yield line, position, values
+
+
+def _pairs(path: Path, rows, label_map, labels) -> Iterator[PairExample]:
+    for line, index, (premise, hypothesis, label, ident) in rows:
+        if not label:
+            raise DataFormatError(path, line, "missing label (empty label field)")
+        if label_map is not None:
+            label = label_map.get(label, label)
+        if labels is not None and label not in labels:
+            raise DataFormatError(path, line, f"label {label!r} is not one of {sorted(labels)}")
+        yield PairExample(f"{path.stem}:{ident if ident else index}", premise, hypothesis, label)

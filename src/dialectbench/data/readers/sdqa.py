@@ -1,0 +1,165 @@
+"""SD-QA (Faisal et al. 2021) text layout: gold questions, per-dialect ASR transcripts, speaker metadata.
+
+<root>/<split>/<lang>/<language>.<split>.csv has a leading unnamed index column, "ID" (the TyDi example id),
+"in XOR dev", "<language>-gold", then one column per dialect and ASR model, named "<dialect>-<locale>":
+"kenya-en-KE" is the Kenyan recording transcribed by the localized en-KE model, "kenya-en-US" by the general
+en-US model (dialect folder names use "_", never "-": "ind_n-en-IN").
+<root>/<split>/<lang>/<dialect>/metadata.csv has one row per recording (example_id, user_id, gender, age...).
+An (example, dialect) is yielded when it was recorded (its id is in the dialect's metadata) or has a
+transcript; a recorded question whose ASR output is empty keeps "" for that model (the system heard nothing,
+which scores as an error), while questions never recorded (Kenyan English: 28) are skipped. Without a
+metadata file, "recorded" means "has a non-empty transcript".
+Speaker fields are joined by example id; "na"/"n/a"/empty and ages outside 1-120 (e.g. "2021") become None,
+and when a question was recorded more than once by speakers who differ in a field, that field is None.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from dialectbench.data.errors import DataFormatError
+from dialectbench.data.examples import SpokenQuestion
+from dialectbench.data.readers._io import PathLike, read_text
+
+_FIXED = ("", "ID", "in XOR dev")
+_MISSING = {"", "na", "n/a", "nan", "none", "null"}
+
+
+@dataclass(frozen=True)
+class _Speaker:
+    speaker_id: str | None
+    gender: str | None
+    age: str | None
+
+
+def read_sdqa(root: PathLike, lang: str = "eng", split: str = "dev", *,
+              dialects: Collection[str] | None = None, keep_missing: bool = False) -> Iterator[SpokenQuestion]:
+    """Yield one SpokenQuestion per (example, dialect), example by example in file order.
+
+    root: the SD-QA folder (holding <split>/<lang>/); lang: "eng", "swa", ... (the folder name).
+    dialects: only these dialect folders (default: every dialect with a transcript column).
+    keep_missing: also yield (example, dialect) pairs never recorded (with empty `transcripts`).
+    example_id is the dataset's TyDi "ID", shared by all dialects of a question; `transcripts` maps the ASR
+    locale ("en-US", "en-KE") to its text. Bad layout raises DataFormatError; a missing folder,
+    FileNotFoundError.
+    """
+    folder = Path(root) / split / lang
+    table = _question_file(folder, split)
+    header, rows = _rows(table)
+    gold, columns = _columns(table, header)
+    wanted = set(columns) if dialects is None else set(dialects)
+    unknown = wanted - set(columns)
+    if unknown:
+        raise ValueError(f"{table}: no transcript columns for dialect(s) {sorted(unknown)}; "
+                         f"available: {sorted(columns)}")
+    speakers = {d: _speakers(folder / d / "metadata.csv") for d in columns if d in wanted}
+    return _questions(table, header, rows, gold, {d: columns[d] for d in columns if d in wanted}, speakers,
+                      keep_missing)
+
+
+def sdqa_dialects(root: PathLike, lang: str = "eng", split: str = "dev") -> list[str]:
+    """The dialects with transcript columns in the question file, in column order."""
+    table = _question_file(Path(root) / split / lang, split)
+    header, _ = _rows(table)
+    return list(_columns(table, header)[1])
+
+
+def _question_file(folder: Path, split: str) -> Path:
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such SD-QA folder")
+    found = sorted(folder.glob(f"*.{split}.csv"))
+    if len(found) != 1:
+        raise FileNotFoundError(f"{folder}: expected one <language>.{split}.csv, found {[f.name for f in found]}")
+    return found[0]
+
+
+def _rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    reader = csv.reader(io.StringIO(read_text(path), newline=""))
+    rows, line = [], 1
+    for fields in reader:
+        rows.append((line, fields))
+        line = reader.line_num + 1
+    if not rows:
+        raise DataFormatError(path, 1, "empty file (expected a header row)")
+    return rows[0][1], [r for r in rows[1:] if any(f.strip() for f in r[1])]
+
+
+def _columns(path: Path, header: list[str]) -> tuple[int, dict[str, dict[str, int]]]:
+    """Index of the gold column and {dialect: {ASR locale: column index}}."""
+    if "ID" not in header:
+        raise DataFormatError(path, 1, "no 'ID' column in the header")
+    golds = [i for i, name in enumerate(header) if name.endswith("-gold")]
+    if len(golds) != 1:
+        raise DataFormatError(path, 1, f"expected one '<language>-gold' column, found {len(golds)}")
+    columns: dict[str, dict[str, int]] = {}
+    for i, name in enumerate(header):
+        if name in _FIXED or i == golds[0]:
+            continue
+        dialect, dash, model = name.partition("-")
+        if not dash or not model:
+            raise DataFormatError(path, 1, f"column {name!r} is not '<dialect>-<ASR locale>'")
+        columns.setdefault(dialect, {})[model] = i
+    return golds[0], columns
+
+
+def _questions(path: Path, header: list[str], rows: list[tuple[int, list[str]]], gold: int,
+               columns: dict[str, dict[str, int]], speakers: dict[str, dict[str, _Speaker]],
+               keep_missing: bool) -> Iterator[SpokenQuestion]:
+    id_col, seen = header.index("ID"), set()
+    for line, fields in rows:
+        if len(fields) != len(header):
+            raise DataFormatError(path, line, f"expected {len(header)} fields, found {len(fields)}")
+        qid, question = fields[id_col].strip(), fields[gold].strip()
+        if not qid or not question:
+            raise DataFormatError(path, line, "missing ID or gold question")
+        if qid in seen:
+            raise DataFormatError(path, line, f"duplicate ID {qid}")
+        seen.add(qid)
+        for dialect, models in columns.items():
+            transcripts = {m: fields[i].strip() for m, i in models.items()}
+            recorded = qid in speakers[dialect] or any(transcripts.values())
+            if recorded or keep_missing:
+                if not recorded:
+                    transcripts = {}
+                who = speakers[dialect].get(qid, _Speaker(None, None, None))
+                yield SpokenQuestion(qid, dialect, question, transcripts, speaker_gender=who.gender,
+                                     speaker_age=who.age, speaker_id=who.speaker_id)
+
+
+def _speakers(path: Path) -> dict[str, _Speaker]:
+    """example_id -> speaker, from a dialect's metadata.csv (empty when the file is absent)."""
+    if not path.is_file():
+        return {}
+    header, rows = _rows(path)
+    need = ("example_id", "user_id", "gender", "age")
+    missing = [c for c in need if c not in header]
+    if missing:
+        raise DataFormatError(path, 1, f"missing column(s) {missing} in the header")
+    index = [header.index(c) for c in need]
+    grouped: dict[str, list[_Speaker]] = {}
+    for line, fields in rows:
+        if len(fields) != len(header):
+            raise DataFormatError(path, line, f"expected {len(header)} fields, found {len(fields)}")
+        qid, user, gender, age = (fields[i].strip() for i in index)
+        grouped.setdefault(qid, []).append(_Speaker(_value(user), _value(gender), _age(age)))
+    return {qid: _agree(found) for qid, found in grouped.items()}
+
+
+def _value(text: str) -> str | None:
+    return None if text.lower() in _MISSING else text
+
+
+def _age(text: str) -> str | None:
+    return text if text.isdigit() and 1 <= int(text) <= 120 else None
+
+
+def _agree(found: list[_Speaker]) -> _Speaker:
+    """One speaker per example: each field kept only where every recording of the example agrees."""
+    def same(values: list[str | None]) -> str | None:
+        return values[0] if len(set(values)) == 1 else None
+    return _Speaker(same([s.speaker_id for s in found]), same([s.gender for s in found]),
+                    same([s.age for s in found]))

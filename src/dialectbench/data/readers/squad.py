@@ -1,0 +1,106 @@
+"""Extractive QA in SQuAD / TyDi-GoldP JSON, with every answer span checked against its context.
+
+Accepted layouts: the SQuAD document {"data": [{"paragraphs": [{"context", "qas": [{"id", "question",
+"answers": [{"text", "answer_start"}]}]}]}]}, and flat records (JSON list or JSON Lines, the Hugging Face
+layout) {"id", "context", "question", "answers": {"text": [...], "answer_start": [...]}} (answers may also be
+a list of {"text", "answer_start"}). Unanswerable questions (no answers) are kept with empty answers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from dialectbench.data.errors import DataFormatError
+from dialectbench.data.examples import QAExample
+from dialectbench.data.readers._io import PathLike, existing, read_text
+from dialectbench.data.readers._json import load_json, load_records
+
+
+def read_squad(path: PathLike, *, check_spans: bool = True) -> Iterator[QAExample]:
+    """Yield QAExamples; example_id is "<file stem>:<question id>".
+
+    check_spans: an answer whose text is not at `answer_start` in the context raises DataFormatError naming
+    the file, the line of the question's id (when it can be found) and the example.
+    """
+    p = existing(path)
+    return _examples(p, check_spans)
+
+
+def _examples(path: Path, check_spans: bool) -> Iterator[QAExample]:
+    seen: set[str] = set()
+    for line, record, context in _records(path):
+        qid = str(_need(path, line, record, "id", "question"))
+        where = f"example {qid!r}"
+        if qid in seen:
+            raise DataFormatError(path, line or _line_of(path, qid), f"{where}: duplicate question id")
+        seen.add(qid)
+        context = context if context is not None else str(_need(path, line, record, "context", where))
+        texts, starts = _answers(path, line, record, where)
+        if check_spans:
+            _check(path, line, qid, context, texts, starts)
+        yield QAExample(f"{path.stem}:{qid}", context, str(_need(path, line, record, "question", where)),
+                        texts, starts)
+
+
+def _records(path: Path) -> Iterator[tuple[int | None, dict, str | None]]:
+    """(line, question record, context or None when the record carries its own)."""
+    if path.suffix.lower() == ".json":
+        document = load_json(path)
+        if isinstance(document, dict) and "data" in document:
+            for article in _list(path, document["data"], "data"):
+                for paragraph in _list(path, article.get("paragraphs"), "paragraphs"):
+                    context = str(_need(path, None, paragraph, "context", "paragraph"))
+                    for qa in _list(path, paragraph.get("qas"), "qas"):
+                        yield None, qa, context
+            return
+    for line, record in load_records(path):
+        yield line, record, None
+
+
+def _list(path: Path, value: Any, name: str) -> list:
+    if not isinstance(value, list):
+        raise DataFormatError(path, None, f"expected a list under {name!r}")
+    return value
+
+
+def _need(path: Path, line: int | None, record: Any, key: str, where: str) -> Any:
+    if not isinstance(record, dict) or key not in record:
+        raise DataFormatError(path, line, f"{where}: missing field {key!r}")
+    return record[key]
+
+
+def _answers(path: Path, line: int | None, record: dict, where: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    answers = record.get("answers", [])
+    if isinstance(answers, dict):  # Hugging Face: {"text": [...], "answer_start": [...]}
+        texts, starts = list(answers.get("text", [])), list(answers.get("answer_start", []))
+        if len(texts) != len(starts):
+            raise DataFormatError(path, line, f"{where}: {len(texts)} answer texts but {len(starts)} starts")
+    else:
+        texts = [str(_need(path, line, a, "text", where)) for a in answers]
+        starts = [_need(path, line, a, "answer_start", where) for a in answers]
+    for start in starts:
+        if not isinstance(start, int) or isinstance(start, bool):
+            raise DataFormatError(path, line, f"{where}: answer_start {start!r} is not an integer")
+    return tuple(str(t) for t in texts), tuple(starts)
+
+
+def _check(path: Path, line: int | None, qid: str, context: str, texts: tuple[str, ...],
+           starts: tuple[int, ...]) -> None:
+    for text, start in zip(texts, starts):
+        found = context[start:start + len(text)] if 0 <= start <= len(context) else ""
+        if found != text:
+            raise DataFormatError(path, line or _line_of(path, qid),
+                                  f"example {qid!r}: answer {text!r} does not match the context at "
+                                  f"answer_start {start} (context there: {found!r})")
+
+
+def _line_of(path: Path, qid: str) -> int | None:
+    """Line of '"id": <qid>' in the file, so a SQuAD document's error can point at the question."""
+    pattern = re.compile(r'"id"\s*:\s*' + re.escape(json.dumps(qid)))
+    text = read_text(path)
+    match = pattern.search(text)
+    return None if match is None else text.count("\n", 0, match.start()) + 1
