@@ -1,0 +1,98 @@
+"""`score_task`: the primary metric of each DialectBench task, computed from gold examples and the
+predictions a backend returns (types in dialectbench.backends.base).
+
+Primary metric per task, chosen to match what seed 000 prints (checked against its Tables 3 and 23-31
+and the original result files in dialectbench-original/results):
+  dep  UAS (LAS in extra)                      - Table 10 "We report UAS"
+  pos  F1 = seqeval on raw UPOS (accuracy in extra) - Table 11 values are the script's f1, not accuracy
+  ner  entity F1, seqeval strict; scheme IOBES when the gold uses E-/S- tags, else IOB2
+  did  macro F1; each variety's Table 16 score is its own class F1: extra["per_label"][label]["f1"]
+  sa   accuracy - Table 29 (south levantine 58.9 = accuracy; its F1 is 34.6)
+  tc   macro F1 - Table 17 caption; note Table 27 takes the max over accuracy and F1 columns
+  nli  macro F1 - Table 26 (southern sotho 34.6 = mBERT F1; its accuracy is 39.4); the run_xnli script
+       used evaluate's f1 with average="macro"
+  mrc  macro F1 over answer options - Tables 3 and 30 (moroccan arabic 37.6 = XLM-R F1, accuracy 37.7);
+       accuracy in extra (the usual Belebele figure)
+  eqa  SQuAD span F1 (EM in extra)
+  mt-* BLEU (chrF in extra)
+Any option of the underlying metric can be passed through as a keyword argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from dialectbench.metrics.classification import classification_scores
+from dialectbench.metrics.generation import bleu
+from dialectbench.metrics.parsing import attachment_scores
+from dialectbench.metrics.qa import squad_scores
+from dialectbench.metrics.result import MetricResult, check_lengths
+from dialectbench.metrics.tagging import detect_scheme, entity_f1, pos_scores
+
+PRIMARY_METRIC = {"dep": "uas", "pos": "f1", "ner": "f1", "did": "macro_f1", "sa": "accuracy",
+                  "tc": "macro_f1", "nli": "macro_f1", "mrc": "macro_f1", "eqa": "f1",
+                  "mt-dialect": "bleu", "mt-region": "bleu"}
+
+
+def _field(golds, name: str, task: str) -> list:
+    try:
+        return [getattr(g, name) for g in golds]
+    except AttributeError as e:
+        raise TypeError(f"task {task!r} needs gold examples with a {name!r} field: {e}") from None
+
+
+def _dep(golds, preds, **kw) -> MetricResult:
+    for i, p in enumerate(preds):
+        if not (isinstance(p, (tuple, list)) and len(p) == 2):
+            raise TypeError(f"dep prediction {i} must be (heads, deprels), got {type(p).__name__}")
+    return attachment_scores(_field(golds, "heads", "dep"), _field(golds, "deprels", "dep"),
+                             [p[0] for p in preds], [p[1] for p in preds],
+                             gold_upos=_field(golds, "upos", "dep"), **kw)
+
+
+def _pos(golds, preds, **kw) -> MetricResult:
+    return pos_scores(_field(golds, "upos", "pos"), preds, **kw)
+
+
+def _ner(golds, preds, **kw) -> MetricResult:
+    tags = _field(golds, "tags", "ner")
+    kw.setdefault("scheme", detect_scheme(tags))
+    return entity_f1(tags, preds, **kw)
+
+
+def _labels(primary: str) -> Callable[..., MetricResult]:
+    def score(golds, preds, **kw) -> MetricResult:
+        kw.setdefault("primary", primary)
+        return classification_scores(_field(golds, "label", "classification"), preds, **kw)
+    return score
+
+
+def _mrc(golds, preds, **kw) -> MetricResult:
+    kw.setdefault("primary", "macro")
+    res = classification_scores([int(a) for a in _field(golds, "answer", "mrc")],
+                                [int(p) for p in preds], **kw)
+    return MetricResult(res.metric, res.score, res.per_example, "multiple-choice|" + res.signature,
+                        res.extra)
+
+
+def _eqa(golds, preds, **kw) -> MetricResult:
+    return squad_scores(_field(golds, "answers", "eqa"), preds, **kw)
+
+
+def _mt(golds, preds, **kw) -> MetricResult:
+    return bleu(_field(golds, "reference", "mt"), preds, **kw)
+
+
+_SCORERS: dict[str, Callable[..., MetricResult]] = {
+    "dep": _dep, "pos": _pos, "ner": _ner, "did": _labels("macro"), "sa": _labels("accuracy"),
+    "tc": _labels("macro"), "nli": _labels("macro"), "mrc": _mrc, "eqa": _eqa,
+    "mt-dialect": _mt, "mt-region": _mt}
+
+
+def score_task(task: str, golds: Sequence[Any], predictions: Sequence[Any], **options) -> MetricResult:
+    """Score `predictions` against `golds` with the task's primary metric (see module doc)."""
+    if task not in _SCORERS:
+        raise ValueError(f"unknown task {task!r}; known: {', '.join(_SCORERS)}")
+    check_lengths(golds, predictions)
+    return _SCORERS[task](list(golds), list(predictions), **options)
