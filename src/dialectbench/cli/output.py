@@ -41,7 +41,10 @@ def _cell(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        return "-" if math.isnan(value) else f"{value:.2f}"
+        if math.isnan(value):
+            return "-"
+        # Scores (0-100) read best with two decimals; small indices (GE, gaps as fractions) need digits.
+        return f"{value:.2f}" if value == 0 or abs(value) >= 1 else f"{value:.4g}"
     if isinstance(value, (list, tuple, set, frozenset)):
         return ",".join(str(v) for v in (sorted(value) if isinstance(value, (set, frozenset)) else value))
     return str(value)
