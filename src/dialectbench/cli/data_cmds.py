@@ -1,9 +1,102 @@
-"""CLI commands for the `data` concern (filled in by its issue)."""
+"""CLI commands for the data layer: `data fetch`, `data list`, `data stats` (thin wrappers over
+dialectbench.data.fetch and dialectbench.data.source)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
+
+from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
+
+data_app = typer.Typer(help="Datasets: fetch into the cache, list what is where, count examples and tokens.",
+                       no_args_is_help=True)
+
+TASK_OPTION = typer.Option(None, "--task", "-t", help="Task id (dep pos ner did sa tc nli mrc eqa mt-dialect "
+                                                      "mt-region, or mt for both MT); default: all.")
+DATA_DIR_OPTION = typer.Option(None, "--data-dir", "-d", envvar="DIALECTBENCH_DATA",
+                               help="Local mirror laid out like the catalogue paths (e.g. ../shared/data).")
+
+
+def _tasks(task: str | None) -> list[str]:
+    from dialectbench.tasks import TASK_IDS, expand_tasks
+
+    if task is None:
+        return list(TASK_IDS)
+    try:
+        return expand_tasks(task)
+    except (ValueError, LookupError) as err:
+        fail(str(err).strip("'\""))
+    return []
+
+
+@data_app.command("fetch")
+def fetch_cmd(task: str | None = TASK_OPTION,
+              variety: str | None = typer.Option(None, "--variety", "-v", help="Only this variety."),
+              data_dir: Path | None = DATA_DIR_OPTION,
+              hub: bool = typer.Option(False, "--hub", help="Allow Hugging Face hub downloads."),
+              allow_unverified: bool = typer.Option(False, "--allow-unverified",
+                                                    help="Download URLs that have no pinned sha256."),
+              fmt: Format = FORMAT_OPTION) -> None:
+    """Download catalogue files into the cache (verified, never twice); with --data-dir, resolve them from a
+    local mirror instead and report the missing ones."""
+    from dialectbench.data.errors import DataNotAvailable
+    from dialectbench.data.fetch import fetch_task
+
+    if data_dir is not None and not data_dir.is_dir():
+        fail(f"data directory {str(data_dir)!r} does not exist or is not a directory")
+    rows, failed = [], False
+    for t in _tasks(task):
+        try:
+            reports = fetch_task(t, variety=variety, data_dir=data_dir, hub=hub, allow_unverified=allow_unverified)
+        except DataNotAvailable as err:
+            if task is not None:
+                fail(str(err))
+            continue
+        rows += [vars(r) for r in reports]
+        missing = [r.variety for r in reports if r.status == "missing"]
+        partial = [r.variety for r in reports if r.status == "partial"]
+        failed |= data_dir is None and bool(missing or partial)
+        stderr.print(f"{t}: {len(reports) - len(missing)} of {len(reports)} varieties resolved"
+                     + (f" ({len(partial)} with some files absent: {', '.join(partial)})" if partial else "")
+                     + (f"; missing: {', '.join(missing)}" if missing else ""), highlight=False)
+    emit(rows, fmt, title="data fetch", columns=["task", "variety", "status", "detail"])
+    if failed or not rows:
+        raise typer.Exit(1)
+
+
+@data_app.command("list")
+def list_cmd(task: str | None = TASK_OPTION, data_dir: Path | None = DATA_DIR_OPTION,
+             sample: bool = typer.Option(False, "--sample", help="List the bundled sample suite instead."),
+             fmt: Format = FORMAT_OPTION) -> None:
+    """Where each (task, variety, split) is: sample, mirror, cached, remote (downloadable) or missing."""
+    from dialectbench.data.errors import DataNotAvailable
+    from dialectbench.data.source import catalogue_source, open_source, status_rows
+
+    try:
+        src = open_source(None) if sample else catalogue_source(data_dir)
+        tasks = [t for t in _tasks(task) if t in src.catalogues]
+        rows = status_rows(src, tasks)
+    except DataNotAvailable as err:
+        fail(str(err))
+    emit(rows, fmt, title=f"{src.kind}: {src.root}")
+
+
+@data_app.command("stats")
+def stats_cmd(task: str = typer.Option(..., "--task", "-t", help="Task id (or mt for both MT)."),
+              data_dir: Path | None = DATA_DIR_OPTION, fmt: Format = FORMAT_OPTION) -> None:
+    """Examples and tokens per variety and split (the sample suite without --data-dir)."""
+    from dialectbench.data.errors import DataError
+    from dialectbench.data.source import open_source, stats_rows
+
+    try:
+        src = open_source(data_dir)
+        rows = [r for t in _tasks(task) for r in stats_rows(src, t)]
+    except DataError as err:
+        fail(str(err))
+    emit(rows, fmt, title=f"{task} ({src.kind}: {src.root})")
 
 
 def register(app: typer.Typer) -> None:
     """Attach this module's commands to the root app."""
+    app.add_typer(data_app, name="data")

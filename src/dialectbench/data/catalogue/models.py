@@ -1,0 +1,177 @@
+"""Pydantic models of the dataset catalogue: one YAML file per task, unknown keys rejected.
+
+A catalogue file binds each (variety, split) of a task to the files a reader turns into examples.
+Every file has a `path` in the data-directory layout (the layout of a local mirror such as
+`../shared/data`, and of the download cache); where the file can be downloaded, `url` (+ `sha256`)
+or `hf` (a Hugging Face dataset repository pinned to a revision) says from where. Datasets that are
+not public carry an `obtain` text saying how to get them by hand.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+TASK_IDS = ("dep", "pos", "ner", "did", "sa", "tc", "nli", "mrc", "eqa", "mt-dialect", "mt-region")
+SPLITS = ("train", "dev", "test")
+FORMATS = ("conllu", "iob", "labelled", "pairs", "multiple_choice", "squad", "parallel", "sdqa")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class HFFile(_Strict):
+    """A Hugging Face dataset source: one file of the repository (`file`, fetched with huggingface_hub), or a
+    (config, split) of the dataset (exported with the `datasets` library when it is installed)."""
+
+    repo: str
+    revision: str
+    file: str | None = None
+    config: str | None = None
+    split: str | None = None
+
+    @model_validator(mode="after")
+    def _file_or_split(self) -> HFFile:
+        if not self.file and not (self.config and self.split):
+            raise ValueError(f"{self.repo}: give `file`, or `config` and `split`")
+        return self
+
+    @property
+    def pinned(self) -> bool:
+        return bool(re.fullmatch(r"[0-9a-f]{40}", self.revision))
+
+
+class FileRef(_Strict):
+    """Where one file lives: `path` in the data-directory layout, and optionally where to download it."""
+
+    path: str
+    url: str | None = None
+    sha256: str | None = None
+    member: str | None = Field(None, description="file inside the downloaded archive (zip/tar)")
+    hf: HFFile | None = None
+
+    @field_validator("path", "member")
+    @classmethod
+    def _relative(cls, v: str | None) -> str | None:
+        if v is not None and (v.startswith("/") or ".." in v.split("/") or "\\" in v):
+            raise ValueError(f"must be a relative path without '..': {v!r}")
+        return v
+
+    @field_validator("sha256")
+    @classmethod
+    def _hex(cls, v: str | None) -> str | None:
+        if v is not None and not _SHA256.match(v):
+            raise ValueError(f"sha256 must be 64 lower-case hex digits, got {v!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _one_remote(self) -> FileRef:
+        if self.url and self.hf:
+            raise ValueError("give either url or hf, not both")
+        if self.member and not self.url:
+            raise ValueError("member needs a url (it names a file inside a downloaded archive)")
+        if self.sha256 and not self.url:
+            raise ValueError("sha256 belongs to a url download")
+        return self
+
+    @property
+    def remote(self) -> bool:
+        return bool(self.url or self.hf)
+
+
+class Part(_Strict):
+    """One reader call: the files passed as the reader's arguments, plus part-specific options."""
+
+    file: FileRef | None = None
+    files: dict[str, FileRef] | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Part:
+        if (self.file is None) == (self.files is None):
+            raise ValueError("a part needs exactly one of `file` or `files`")
+        return self
+
+    def file_args(self) -> dict[str, FileRef]:
+        """Reader keyword -> file (a single `file` is the reader's first argument, `path`)."""
+        return {"path": self.file} if self.file is not None else dict(self.files or {})
+
+
+class Derive(_Strict):
+    """Splits derived from an unsplit dataset (split `all`): a seeded, order-independent partition.
+
+    An example goes to `test` with probability `test`, else to `dev` with probability `dev`
+    (of the remainder), else to `train`; the draw is a hash of (seed, example_id)."""
+
+    test: float = Field(0.3, gt=0, lt=1)
+    dev: float = Field(0.1, ge=0, lt=1)
+    seed: int = 0
+
+
+class Entry(_Strict):
+    """The data of one variety for one task."""
+
+    variety: str
+    dataset: str
+    format: Literal[FORMATS]  # type: ignore[valid-type]
+    options: dict[str, Any] = Field(default_factory=dict, description="reader keyword arguments")
+    splits: dict[Literal["train", "dev", "test", "all"], list[Part]]
+    derive: Derive | None = None
+    keep_labels: list[str] | None = Field(None, description="keep only examples with these raw labels")
+    label_map: dict[str, str] | None = Field(None, description="raw label -> label the task uses")
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _derive_needs_all(self) -> Entry:
+        if ("all" in self.splits) != (self.derive is not None):
+            raise ValueError(f"{self.variety}: split `all` and `derive` go together")
+        if "all" in self.splits and len(self.splits) > 1:
+            raise ValueError(f"{self.variety}: split `all` cannot be mixed with named splits")
+        if any(not parts for parts in self.splits.values()):
+            raise ValueError(f"{self.variety}: a split needs at least one part")
+        return self
+
+    def split_names(self) -> set[str]:
+        if self.derive is not None:
+            return {"train", "test"} | ({"dev"} if self.derive.dev > 0 else set())
+        return set(self.splits)
+
+
+class Dataset(_Strict):
+    name: str
+    licence: str
+    citation: str
+    homepage: str | None = None
+    public: bool = True
+    obtain: str | None = Field(None, description="how to obtain it by hand (required when not public)")
+
+    @model_validator(mode="after")
+    def _obtain_if_private(self) -> Dataset:
+        if not self.public and not self.obtain:
+            raise ValueError(f"{self.name}: a dataset that is not public needs `obtain`")
+        return self
+
+
+class TaskCatalogue(_Strict):
+    task: Literal[TASK_IDS]  # type: ignore[valid-type]
+    description: str
+    datasets: dict[str, Dataset]
+    entries: list[Entry]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TaskCatalogue:
+        seen: set[str] = set()
+        for e in self.entries:
+            if e.dataset not in self.datasets:
+                raise ValueError(f"{self.task}/{e.variety}: unknown dataset {e.dataset!r}")
+            if e.variety in seen:
+                raise ValueError(f"{self.task}: variety {e.variety!r} listed twice")
+            seen.add(e.variety)
+        return self
+
+    def entry(self, variety: str) -> Entry | None:
+        return next((e for e in self.entries if e.variety == variety), None)

@@ -1,0 +1,417 @@
+"""Download, verify, cache and safely extract catalogue files.
+
+Cache layout (`$DIALECTBENCH_CACHE`, default `~/.cache/dialectbench`):
+
+    files/<catalogue path>      the file a reader reads (the cache is itself a mirror of the catalogue layout)
+    downloads/<key>/<name>      downloaded archives
+    extracted/<key>/            their safely extracted contents
+    manifest.json               path -> sha256, size, source of every verified file
+
+Guarantees: a download goes to a temporary file and is renamed into place only after its size and sha256 are
+checked, so an interrupted or corrupt download never leaves a file a reader could pick up; connection
+failures and short reads are retried; verified files are never downloaded again; archive members with
+absolute paths, `..` components or links pointing outside the extraction folder are refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import shutil
+import tarfile
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from dialectbench.data.catalogue import Entry, FileRef
+from dialectbench.data.errors import DataError, DataNotAvailable
+
+ENV_CACHE = "DIALECTBENCH_CACHE"
+USER_AGENT = "dialectbench-data-fetch/0.1"
+
+
+class FetchError(DataError):
+    """A download or extraction failed; the message names the dataset/file and how to supply it by hand."""
+
+
+class ChecksumMismatch(FetchError):
+    """The downloaded bytes do not have the pinned sha256 (nothing is kept)."""
+
+
+class Unreachable(FetchError):
+    """Every attempt to reach the server failed (no network, DNS, refused, dropped connections)."""
+
+
+class UnsafeArchive(FetchError):
+    """An archive member would land outside the extraction folder (absolute path, `..`, escaping link)."""
+
+
+def cache_root() -> Path:
+    """The download cache: $DIALECTBENCH_CACHE or ~/.cache/dialectbench."""
+    env = os.environ.get(ENV_CACHE)
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "dialectbench"
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# -------------------------------------------------------------------------------------------- download
+def download(url: str, dest: Path, *, sha256: str | None = None, retries: int = 3, timeout: float = 30.0,
+             backoff: float = 0.5) -> Path:
+    """Download `url` to `dest` atomically (temp file + rename), verifying length and sha256.
+
+    Connection errors and short reads are retried up to `retries` times; a checksum mismatch is not
+    (the server gave complete but wrong bytes) and raises ChecksumMismatch with nothing left behind."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    last: Exception | None = None
+    for attempt in range(1, retries + 1):
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                digest = _stream(url, out, timeout)
+            if sha256 is not None and digest != sha256:
+                raise ChecksumMismatch(f"{url}: sha256 {digest} does not match the pinned {sha256}")
+            os.replace(tmp, dest)
+            return dest
+        except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError,
+                _ShortRead) as err:
+            if isinstance(err, urllib.error.HTTPError) and err.code < 500:
+                raise FetchError(f"{url}: HTTP {err.code} {err.reason}") from None
+            last = err
+            time.sleep(backoff * attempt)
+        finally:
+            tmp.unlink(missing_ok=True)
+    raise Unreachable(f"{url}: download failed after {retries} attempts ({last})")
+
+
+class _ShortRead(Exception):
+    pass
+
+
+def _stream(url: str, out, timeout: float) -> str:
+    """Copy the response body to `out`; raise _ShortRead when fewer bytes than Content-Length arrive."""
+    req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    h, got = hashlib.sha256(), 0
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        expected = resp.headers.get("Content-Length")
+        while True:
+            try:
+                block = resp.read(1 << 16)
+            except http.client.IncompleteRead as err:
+                raise _ShortRead(f"connection closed after {got + len(err.partial)} bytes") from None
+            if not block:
+                break
+            got += len(block)
+            h.update(block)
+            out.write(block)
+    if expected is not None and got != int(expected):
+        raise _ShortRead(f"got {got} of {expected} bytes")
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------------------------- extract
+def safe_extract(archive: Path, dest: Path) -> Path:
+    """Extract a zip or tar archive into `dest` (atomically: a temp folder renamed into place).
+
+    Every member is checked first; any absolute path, `..` component, or symbolic/hard link whose target
+    leaves `dest` raises UnsafeArchive and nothing is extracted."""
+    if dest.is_dir():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    try:
+        if zipfile.is_zipfile(archive):
+            _extract_zip(archive, tmp)
+        elif tarfile.is_tarfile(archive):
+            _extract_tar(archive, tmp)
+        else:
+            raise FetchError(f"{archive}: not a zip or tar archive")
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
+def _check_member(archive: Path, name: str) -> PurePosixPath:
+    p = PurePosixPath(name.replace("\\", "/"))
+    if p.is_absolute() or name.startswith(("/", "\\")) or (p.parts and ":" in p.parts[0]) or ".." in p.parts:
+        raise UnsafeArchive(f"{archive}: refusing member {name!r} (absolute path or '..' would escape the "
+                            "extraction folder)")
+    return p
+
+
+def _extract_zip(archive: Path, dest: Path) -> None:
+    with zipfile.ZipFile(archive) as zf:
+        infos = zf.infolist()
+        for info in infos:
+            _check_member(archive, info.filename)
+            if (info.external_attr >> 16) & 0o170000 == 0o120000:  # a symlink stored in the zip
+                raise UnsafeArchive(f"{archive}: refusing symbolic link {info.filename!r}")
+        for info in infos:
+            zf.extract(info, dest)
+
+
+def _extract_tar(archive: Path, dest: Path) -> None:
+    with tarfile.open(archive) as tf:
+        members = tf.getmembers()
+        for m in members:
+            rel = _check_member(archive, m.name)
+            if m.issym() or m.islnk():
+                target = PurePosixPath(m.linkname)
+                base = rel.parent if m.issym() else PurePosixPath()
+                if target.is_absolute() or not _inside(base / target):
+                    raise UnsafeArchive(f"{archive}: refusing link {m.name!r} -> {m.linkname!r} "
+                                        "(it points outside the extraction folder)")
+            elif not (m.isfile() or m.isdir()):
+                raise UnsafeArchive(f"{archive}: refusing special file {m.name!r}")
+        tf.extractall(dest, members=members, filter="data")
+
+
+def _inside(p: PurePosixPath) -> bool:
+    depth = 0
+    for part in p.parts:
+        depth += -1 if part == ".." else (0 if part == "." else 1)
+        if depth < 0:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------- the cache
+@dataclass
+class FetchResult:
+    path: str  # catalogue path
+    status: str  # "cached" (already verified), "downloaded", "mirror"
+    local: Path
+
+
+class Cache:
+    """The download cache; `fetch(ref)` makes `files/<ref.path>` exist and be verified."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root if root is not None else cache_root()
+        self.files = self.root / "files"
+        self.manifest_path = self.root / "manifest.json"
+        self.unreachable: set[str] = set()  # hosts that failed every attempt: not retried for each file
+
+    def manifest(self) -> dict[str, dict]:
+        try:
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return {}
+
+    def _record(self, ref: FileRef, local: Path, digest: str, source: str) -> None:
+        m = self.manifest()
+        m[ref.path] = {"sha256": digest, "size": local.stat().st_size, "source": source}
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.manifest_path.with_suffix(".json.part")
+        tmp.write_text(json.dumps(m, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.manifest_path)
+
+    def verified(self, ref: FileRef) -> Path | None:
+        """The cached file when the manifest says it was verified and its size still matches."""
+        local = self.files / ref.path
+        rec = self.manifest().get(ref.path)
+        if rec is None or not local.is_file() or local.stat().st_size != rec["size"]:
+            return None
+        if ref.sha256 and ref.member is None and rec["sha256"] != ref.sha256:
+            return None
+        return local
+
+    def fetch(self, ref: FileRef, *, dataset: str = "", allow_unverified: bool = False, hub: bool = False,
+              retries: int = 3) -> FetchResult:
+        found = self.verified(ref)
+        if found is not None:
+            return FetchResult(ref.path, "cached", found)
+        if ref.url:
+            return self._fetch_url(ref, dataset, allow_unverified, retries)
+        if ref.hf:
+            return self._fetch_hf(ref, dataset, hub)
+        raise DataNotAvailable(f"{dataset}: {ref.path} has no download source", dataset=dataset)
+
+    def _fetch_url(self, ref: FileRef, dataset: str, allow_unverified: bool, retries: int) -> FetchResult:
+        assert ref.url is not None
+        if ref.sha256 is None and not allow_unverified:
+            raise FetchError(f"{dataset}: {ref.url} has no pinned sha256; rerun with --allow-unverified to "
+                             f"trust it on first use, or download it by hand and save it as "
+                             f"<data-dir>/{ref.path}")
+        local = self.files / ref.path
+        host = urllib.parse.urlsplit(ref.url).netloc
+        try:
+            if host in self.unreachable:
+                raise Unreachable(f"{host} could not be reached earlier in this run")
+            if ref.member is None:
+                download(ref.url, local, sha256=ref.sha256, retries=retries)
+            else:
+                self._from_archive(ref, local, retries)
+        except FetchError as err:
+            if isinstance(err, Unreachable):
+                self.unreachable.add(host)
+            raise type(err)(f"{dataset}: {err}; to supply it by hand, download {ref.url} and save "
+                             + (f"{ref.member} from the archive " if ref.member else "it ")
+                             + f"as <data-dir>/{ref.path}") from None
+        self._record(ref, local, sha256_of(local), ref.url)
+        return FetchResult(ref.path, "downloaded", local)
+
+    def _from_archive(self, ref: FileRef, local: Path, retries: int) -> None:
+        assert ref.url is not None and ref.member is not None
+        key = hashlib.sha256(ref.url.encode()).hexdigest()[:16]
+        archive = self.root / "downloads" / key / PurePosixPath(ref.url.split("?")[0]).name
+        if not archive.is_file() or (ref.sha256 and sha256_of(archive) != ref.sha256):
+            download(ref.url, archive, sha256=ref.sha256, retries=retries)
+        try:
+            folder = safe_extract(archive, self.root / "extracted" / key)
+        except UnsafeArchive:
+            archive.unlink(missing_ok=True)  # refused: keep nothing of it
+            raise
+        member = folder / _check_member(archive, ref.member)
+        if not member.is_file():
+            raise FetchError(f"{ref.url}: the archive has no member {ref.member!r}")
+        local.parent.mkdir(parents=True, exist_ok=True)
+        tmp = local.with_name(f".{local.name}.part")
+        shutil.copyfile(member, tmp)
+        os.replace(tmp, local)
+
+    def _fetch_hf(self, ref: FileRef, dataset: str, hub: bool) -> FetchResult:
+        hf = ref.hf
+        assert hf is not None
+        where = f"{hf.repo}@{hf.revision} ({hf.file or f'config {hf.config}, split {hf.split}'})"
+        if not hub:
+            raise DataNotAvailable(f"{dataset}: {ref.path} comes from the Hugging Face hub, {where}",
+                                   dataset=dataset, how_to_obtain="rerun with --hub where the hub is reachable, "
+                                   f"or export it by hand to <data-dir>/{ref.path}")
+        local = self.files / ref.path
+        try:
+            if hf.file:
+                _hf_file(hf.repo, hf.revision, hf.file, local)
+            else:
+                _hf_export(hf.repo, hf.revision, hf.config, hf.split, local)
+        except ImportError as err:
+            raise DataNotAvailable(f"{dataset}: {where} needs {err.name or 'a missing library'}",
+                                   dataset=dataset, how_to_obtain=f"pip install {err.name or 'datasets'}, or "
+                                   f"export it by hand to <data-dir>/{ref.path}") from None
+        except Exception as err:  # noqa: BLE001 (the hub client raises many types; all mean "not fetched")
+            raise FetchError(f"{dataset}: could not fetch {where} from the Hugging Face hub "
+                             f"({type(err).__name__}: {err}); export it by hand to <data-dir>/{ref.path}") from None
+        self._record(ref, local, sha256_of(local), f"hf:{where}")
+        return FetchResult(ref.path, "downloaded", local)
+
+
+def _hf_file(repo: str, revision: str, filename: str, local: Path) -> None:
+    from huggingface_hub import hf_hub_download
+
+    got = Path(hf_hub_download(repo, filename, repo_type="dataset", revision=revision))
+    local.parent.mkdir(parents=True, exist_ok=True)
+    tmp = local.with_name(f".{local.name}.part")
+    shutil.copyfile(got, tmp)
+    os.replace(tmp, local)
+
+
+def _hf_export(repo: str, revision: str, config: str | None, split: str | None, local: Path) -> None:
+    """Export a (config, split) with `datasets` to the reader format of the path (.bio IOB or .tsv pairs)."""
+    import datasets
+
+    ds = datasets.load_dataset(repo, config, split=split, revision=revision)
+    local.parent.mkdir(parents=True, exist_ok=True)
+    tmp = local.with_name(f".{local.name}.part")
+    with open(tmp, "w", encoding="utf-8") as out:
+        if local.suffix == ".bio":
+            names = ds.features["ner_tags"].feature.names
+            for row in ds:
+                out.writelines(f"{tok}\t{names[tag]}\n" for tok, tag in zip(row["tokens"], row["ner_tags"]))
+                out.write("\n")
+        else:
+            names = ds.features["label"].names
+            out.write("premise\thypothesis\tlabel\n")
+            for row in ds:
+                out.write(f"{_one_line(row['premise'])}\t{_one_line(row['hypothesis'])}\t{names[row['label']]}\n")
+    os.replace(tmp, local)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# ----------------------------------------------------------------------------------- entry-level fetch
+@dataclass
+class EntryReport:
+    task: str
+    variety: str
+    status: str  # "mirror", "cached", "downloaded", "missing"
+    detail: str
+
+
+def fetch_entry(task: str, entry: Entry, dataset_name: str, cache: Cache, *, mirror: Path | None = None,
+                allow_unverified: bool = False, hub: bool = False, download_missing: bool = True,
+                obtain: str | None = None) -> EntryReport:
+    """Make every file of one catalogue entry available (mirror first, then cache, then download)."""
+    refs = {r.path: r for parts in entry.splits.values() for p in parts for r in p.file_args().values()}
+    statuses, problems = [], []
+    for ref in refs.values():
+        if mirror is not None and (mirror / ref.path).is_file():
+            statuses.append("mirror")
+            continue
+        if cache.verified(ref) is not None:
+            statuses.append("cached")
+            continue
+        if not download_missing or not ref.remote:
+            statuses.append("missing")
+            problems.append(ref.path)
+            continue
+        try:
+            statuses.append(cache.fetch(ref, dataset=dataset_name, allow_unverified=allow_unverified,
+                                        hub=hub).status)
+        except (FetchError, DataNotAvailable) as err:
+            statuses.append("missing")
+            problems.append(str(err))
+    return _report(task, entry, dataset_name, statuses, problems, obtain, mirror)
+
+
+def _report(task: str, entry: Entry, dataset_name: str, statuses: list[str], problems: list[str],
+            obtain: str | None, mirror: Path | None) -> EntryReport:
+    if not problems:
+        worst = "downloaded" if "downloaded" in statuses else ("cached" if "cached" in statuses else "mirror")
+        return EntryReport(task, entry.variety, worst, f"{dataset_name}: {len(statuses)} file(s)")
+    where = str(mirror) if mirror is not None else "the cache"
+    detail = f"{dataset_name}: {len(problems)} of {len(statuses)} file(s) not in {where}: " + "; ".join(
+        problems[:3]) + (" ..." if len(problems) > 3 else "")
+    if obtain:
+        detail += f" -- {obtain}"
+    elif mirror is not None:
+        detail += f" -- run `dialectbench data fetch --task {task}` (no --data-dir) to download into the cache"
+    return EntryReport(task, entry.variety, "missing" if len(problems) == len(statuses) else "partial", detail)
+
+
+def fetch_task(task: str, *, variety: str | None = None, data_dir: Path | None = None, cache: Cache | None = None,
+               hub: bool = False, allow_unverified: bool = False) -> list[EntryReport]:
+    """Resolve (data_dir given: from the mirror, nothing downloaded) or download into the cache every entry
+    of a task (or one variety of it)."""
+    from dialectbench.data.catalogue import load_catalogue
+    from dialectbench.data.source import _canonical
+
+    cat = load_catalogue(task)
+    entries = cat.entries
+    if variety is not None:
+        wanted = {variety, _canonical(variety)}
+        entries = [e for e in entries if e.variety in wanted]
+        if not entries:
+            raise DataNotAvailable(f"{task}: the catalogue has no variety {variety!r}")
+    cache = cache if cache is not None else Cache()
+    reports = []
+    for e in entries:
+        ds = cat.datasets[e.dataset]
+        reports.append(fetch_entry(task, e, ds.name, cache, mirror=data_dir, allow_unverified=allow_unverified,
+                                   hub=hub, download_missing=data_dir is None, obtain=ds.obtain))
+    return reports
