@@ -1,0 +1,245 @@
+"""The papers' figures (matplotlib, Agg backend), saved as SVG and PNG, readable in black and white:
+clusters are told apart by grey shading and labels, representatives by hatching, models by marker shape.
+
+- Figure 3 / 7-10: max-obtainable score per variety, grouped by cluster (lowest first: the Rawlsian minimum
+  heads each group), clusters whose varieties mBERT never saw shaded, cluster representatives hatched.
+  Horizontal bars with the figure height scaled to the number of varieties keep 50+ names legible.
+- Figure 4 / 11: per cluster, the zero-shot gap against English (x) vs the gap within the cluster (y).
+- SD-QA: WER vs F1 per dialect.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.patches import Patch
+from matplotlib.text import Text
+from matplotlib.transforms import Bbox
+
+from dialectbench.report.model import ReportData
+
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+FILLS = ("black", "white")
+BAR_GREYS = ("#4d4d4d", "#a6a6a6")  # alternate per cluster: neighbouring clusters differ even in print
+UNSEEN_SHADE = "#e8e8e8"
+ROW_INCH = 0.19
+RC = {"svg.hashsalt": "dialectbench", "font.size": 8, "axes.titlesize": 10, "figure.dpi": 100}
+
+
+def _task_metric(task: str) -> str:
+    try:
+        from dialectbench.tasks import get_task
+        return get_task(task).metric_label
+    except (ImportError, LookupError):
+        return "score"
+
+
+def _txt(text) -> str:
+    """A dataset string as literal plot text ('$' would otherwise start matplotlib mathtext)."""
+    return str(text).replace("$", r"\$")
+
+
+_WORDS = {"uas": "UAS", "las": "LAS", "f1": "F1", "bleu": "BLEU", "em": "EM", "wer": "WER", "cer": "CER",
+          "chrf": "chrF"}
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _metric_words(task: str, best: pd.DataFrame) -> str:
+    """The metric the bars show: the rows' own metric names when they say (the paper's SA/TC maxima mix
+    accuracy and F1), else the task's metric."""
+    names = sorted({str(m) for m in best.get("metric", pd.Series(dtype=str)) if isinstance(m, str) and m.strip()})
+    if not names:
+        return _task_metric(task)
+    return " or ".join(" ".join(_WORDS.get(w, w) for w in n.split("_")) for n in names)
+
+
+def _save(fig, out_dir: Path, stem: str) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"svg": out_dir / f"{stem}.svg", "png": out_dir / f"{stem}.png"}
+    fig.savefig(paths["svg"], bbox_inches="tight", metadata={"Date": None})
+    fig.savefig(paths["png"], bbox_inches="tight", dpi=110)
+    plt.close(fig)
+    return paths
+
+
+def _layout(best: pd.DataFrame) -> tuple[list[tuple[str, pd.DataFrame]], list[float]]:
+    """Clusters in name order, each lowest score first; y position per bar with a gap between clusters."""
+    groups = [(c, g.sort_values(["score", "variety"])) for c, g in best.groupby("cluster", sort=True)]
+    ys, y = [], 0.0
+    for _, g in groups:
+        ys += [y + i for i in range(len(g))]
+        y += len(g) + 0.8
+    return groups, ys
+
+
+def max_score_figure(data: ReportData, task: str, out_dir: Path) -> dict[str, Path] | None:
+    """Figure 3 / 7-10 for one task."""
+    best = data.best[data.best["task"] == task]
+    if best.empty:
+        return None
+    groups, ys = _layout(best)
+    n = len(ys)
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(8.0, max(2.4, 1.4 + ROW_INCH * (ys[-1] + 1))))
+        i = 0
+        for k, (cluster, g) in enumerate(groups):
+            rows = ys[i:i + len(g)]
+            if data.cluster_unseen.get((task, cluster)):
+                ax.axhspan(rows[0] - 0.6, rows[-1] + 0.6, color=UNSEEN_SHADE, zorder=0, lw=0)
+            for y, r in zip(rows, g.itertuples(index=False)):
+                ax.barh(y, r.score, height=0.78, color="white" if r.representative else BAR_GREYS[k % 2],
+                        edgecolor="black", linewidth=0.5, hatch="////" if r.representative else None, zorder=2)
+                ax.text(r.score + 0.8, y, f"{r.score:.1f}", va="center", fontsize=6, zorder=3)
+            label = f"{_txt(cluster)} †" if data.cluster_unseen.get((task, cluster)) else _txt(cluster)
+            ax.text(1.01, (rows[0] + rows[-1]) / 2, label, transform=ax.get_yaxis_transform(), va="center",
+                    ha="left", fontsize=7, style="italic")
+            if k:
+                ax.axhline(rows[0] - 0.9, color="black", lw=0.4, zorder=1)
+            i += len(g)
+        names = [_txt(v) for _, g in groups for v in g["variety"]]
+        ax.set_yticks(ys, names, fontsize=7)
+        ax.set_ylim(ys[-1] + 0.9, -0.9)
+        top = max(100.0, float(best["score"].max()) + 8) if _task_metric(task) != "BLEU" else \
+            float(best["score"].max()) * 1.12 + 1
+        ax.set_xlim(0, top)
+        ax.set_xlabel(f"max-obtainable {_metric_words(task, best)} (best over models and settings)")
+        ax.set_title(f"{task}: maximum score per variety ({_plural(n, 'variety', 'varieties')}, "
+                     f"{_plural(len(groups), 'cluster', 'clusters')})")
+        ax.grid(axis="x", lw=0.3, color="#999999", zorder=1)
+        handles = [Patch(facecolor="white", edgecolor="black", hatch="////", label="cluster representative"),
+                   Patch(facecolor=UNSEEN_SHADE, edgecolor="#b0b0b0",
+                         label="shaded, † : mBERT saw none of the cluster's varieties")]
+        ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False,
+                  fontsize=7, borderaxespad=0.3)
+        ax.set_title(ax.get_title(), pad=24)
+        return _save(fig, out_dir, f"fig3_max_scores_{task}")
+
+
+def _gap_points(data: ReportData, task: str) -> pd.DataFrame:
+    g = data.gaps[(data.gaps["task"] == task) & data.gaps["gap"].isin(["eng_eng", "eng_rep"])]
+    wide = g.pivot_table(index=["model", "cluster"], columns="gap", values="value", aggfunc="first")
+    if not {"eng_eng", "eng_rep"} <= set(wide.columns):
+        return pd.DataFrame(columns=["model", "cluster", "eng_eng", "eng_rep"])
+    return wide.dropna(subset=["eng_eng", "eng_rep"]).reset_index()
+
+
+def gap_scatter(data: ReportData, task: str, out_dir: Path) -> dict[str, Path] | None:
+    """Figure 4 / 11 for one task: one point per (model, cluster); None when no cluster has both gaps."""
+    pts = _gap_points(data, task)
+    if pts.empty:
+        return None
+    models = sorted(pts["model"].unique())
+    with plt.rc_context(RC):
+        side = 5.0 if pts["cluster"].nunique() <= 12 else 7.0
+        fig, axes = plt.subplots(1, len(models), figsize=(side * len(models), side), sharex=True, sharey=True,
+                                 squeeze=False)
+        for k, (ax, model) in enumerate(zip(axes[0], models)):
+            g = pts[pts["model"] == model]
+            ax.axhline(0, color="black", lw=0.6)
+            ax.axvline(0, color="black", lw=0.6)
+            ax.scatter(g["eng_eng"], g["eng_rep"], marker=MARKERS[k % len(MARKERS)], s=34, facecolor=FILLS[k % 2],
+                       edgecolor="black", linewidth=0.8, zorder=3)
+            ax.set_title(f"model: {_txt(model)}")
+            ax.margins(x=0.12, y=0.08)
+            ax.set_xlabel("gap against Standard English, G_eng(eng, C) (%)")
+            ax.grid(lw=0.3, color="#999999")
+        axes[0][0].set_ylabel("gap within the cluster, G_eng(v̄, C) (%)")
+        fig.suptitle(f"{task}: dialect gaps of zero-shot transfer from English\n"
+                     "one point per cluster; closer to 0 is better")
+        fig.tight_layout()
+        for ax, model in zip(axes[0], models):  # after the layout is fixed, so label boxes are where they land
+            g = pts[pts["model"] == model]
+            _label_points(ax, g["eng_eng"].to_numpy(), g["eng_rep"].to_numpy(), g["cluster"].tolist())
+        return _save(fig, out_dir, f"fig4_gaps_{task}")
+
+
+# Label positions tried around a point (offset in points, horizontal alignment), nearest first.
+_SPOTS = [((4, 2), "left"), ((4, -8), "left"), ((-4, 2), "right"), ((-4, -8), "right"), ((0, 6), "center"),
+          ((0, -13), "center"), ((6, -3), "left"), ((-6, -3), "right")]
+_RINGS = (1.0, 2.0, 3.2, 4.6, 6.2, 8.0)
+
+
+def _label_points(ax, xs, ys, labels) -> None:
+    """Name each point, avoiding other labels and markers: try spots around it, further out (with a leader
+    line) when the near ones collide, and keep the first free one - or, when none is free, the least bad."""
+    fig = ax.figure
+    fig.canvas.draw()  # settles the (lazily autoscaled) limits, so data -> pixel positions are final
+    renderer = fig.canvas.get_renderer()
+    r = 4.0 * fig.dpi / 72.0  # marker half-size in pixels
+    centres = [ax.transData.transform((x, y)) for x, y in zip(xs, ys)]
+    markers = [Bbox.from_extents(mx - r, my - r, mx + r, my + r) for mx, my in centres]
+    inside = ax.get_window_extent(renderer)
+    taken: list = []
+    for i in sorted(range(len(xs)), key=lambda j: (-ys[j], xs[j])):
+        best = None
+        for ring in _RINGS:
+            for (dx, dy), ha in _SPOTS:
+                offset = (dx * ring, dy * ring + (ring - 1) * 2 * np.sign(dy))
+                ann = ax.annotate(_txt(labels[i]), (xs[i], ys[i]), xytext=offset, textcoords="offset points",
+                                  fontsize=6.5, ha=ha, arrowprops=(
+                                      {"arrowstyle": "-", "lw": 0.4, "color": "#555555"} if ring > 1 else None))
+                ann.update_positions(renderer)  # the text's own box: a leader line may cross others
+                box = Text.get_window_extent(ann, renderer).padded(2.5)
+                cost = (10 * sum(box.overlaps(b) for b in taken)
+                        + 3 * sum(box.overlaps(m) for k, m in enumerate(markers) if k != i)
+                        + 5 * (not (inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1))) + ring)
+                if best is None or cost < best[0]:
+                    if best is not None:
+                        best[1].remove()
+                    best = (cost, ann, box)
+                else:
+                    ann.remove()
+                if cost == ring:  # free: nothing nearer is left to try
+                    break
+            if best[0] == ring:
+                break
+        taken.append(best[2])
+
+
+def sdqa_scatter(sdqa: dict, out_dir: Path) -> dict[str, Path] | None:
+    df = sdqa["dialects"]
+    if not {"wer", "f1"} <= set(df.columns) or df[["wer", "f1"]].dropna().empty:
+        return None
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(6.5, 5.0))
+        for k, (model, g) in enumerate(df.dropna(subset=["wer", "f1"]).groupby("model", sort=True)):
+            ax.scatter(g["wer"], g["f1"], marker=MARKERS[k % len(MARKERS)], s=36, facecolor=FILLS[k % 2],
+                       edgecolor="black", label=_txt(model), zorder=3)
+        ax.set_xlabel("ASR word error rate (%)")
+        ax.set_ylabel("downstream QA F1 (%)")
+        ax.set_title("SD-QA: WER vs F1 per dialect")
+        ax.grid(lw=0.3, color="#999999")
+        ax.legend(title="model", fontsize=7)
+        fig.tight_layout()
+        for _, g in df.dropna(subset=["wer", "f1"]).groupby("model", sort=True):
+            _label_points(ax, g["wer"].to_numpy(dtype=float), g["f1"].to_numpy(dtype=float),
+                          g["dialect"].astype(str).tolist())
+        return _save(fig, out_dir, "fig_sdqa_wer_f1")
+
+
+def all_figures(data: ReportData, out_dir: Path) -> dict[str, dict[str, Path]]:
+    """Every figure the data supports, keyed by a name ('fig3_dep', 'fig4_dep', 'sdqa')."""
+    out: dict[str, dict[str, Path]] = {}
+    for task in data.tasks:
+        for name, fn in (("fig3", max_score_figure), ("fig4", gap_scatter)):
+            paths = fn(data, task, out_dir)
+            if paths:
+                out[f"{name}_{task}"] = paths
+    if data.sdqa:
+        paths = sdqa_scatter(data.sdqa, out_dir)
+        if paths:
+            out["sdqa"] = paths
+    return out
+
+
+__all__ = ["all_figures", "gap_scatter", "max_score_figure", "sdqa_scatter"]

@@ -1,0 +1,125 @@
+"""What a report is built from: a scores table (from a result store, a CSV, a DataFrame or the packaged paper
+results), plus, when a store is given, the per-example values that bootstrap intervals resample."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+PAPER = "paper"
+KEY = ("task", "variety", "model", "setting", "train_on")
+STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+class ReportInputError(ValueError):
+    """An input a report cannot be built from; the message names the source and the problem."""
+
+
+@dataclass
+class ReportInput:
+    """A validated scores table, where it came from, and (store only) per-example evidence per score row:
+    `evidence[(task, variety, model, setting, train_on)] = {"values": [...], "stats": [[...], ...]}`."""
+
+    scores: pd.DataFrame
+    source: str
+    evidence: dict[tuple, dict[str, Any]] = field(default_factory=dict)
+
+
+def load_input(source: Any) -> ReportInput:
+    """A store path (.sqlite/.db), a scores CSV path, 'paper', a DataFrame or an open runner Store."""
+    from dialectbench.analysis import ScoresError, read_scores, validate_scores
+
+    if isinstance(source, pd.DataFrame):
+        return ReportInput(validate_scores(source, "<scores table>"), "<scores table>")
+    if hasattr(source, "scores") and hasattr(source, "conn"):  # an open dialectbench.runner.Store
+        return _from_store(source, str(getattr(source, "path", "<store>")))
+    if isinstance(source, str) and source.strip().lower() == PAPER:
+        from dialectbench.analysis.reference import paper_scores
+        return ReportInput(validate_scores(paper_scores(), "paper (seed 000 Tables 10-20)"), "paper (seed 000)")
+    path = Path(source)
+    if not path.is_file():
+        raise ReportInputError(f"{path}: no such file (give a result store, a scores CSV or 'paper')")
+    if path.suffix.lower() in STORE_SUFFIXES or _is_sqlite(path):
+        from dialectbench.runner import Store
+        _check_store(path)
+        with Store(path) as db:
+            return _from_store(db, str(path))
+    try:
+        return ReportInput(read_scores(path), str(path))
+    except ScoresError as exc:
+        raise ReportInputError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ReportInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _check_store(path: Path) -> None:
+    """Refuse (read-only, before Store() would add its tables) a file that is not a result store."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise ReportInputError(f"{path}: not a readable SQLite result store ({exc})") from None
+    if not {"scores", "jobs", "predictions"} <= tables:
+        raise ReportInputError(f"{path}: an SQLite file but not a dialectbench result store (no scores/jobs "
+                               "tables); give the store written by `dialectbench run`")
+
+
+def _is_sqlite(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return fh.read(16) == b"SQLite format 3\x00"
+
+
+def _from_store(db: Any, name: str) -> ReportInput:
+    from dialectbench.analysis import ScoresError, validate_scores
+
+    rows = [r for r in db.scores(latest=True, detail=True) if r.get("score") is not None]
+    if not rows:
+        raise ReportInputError(f"{name}: the store has no finished scores (run `dialectbench run` first)")
+    raw = pd.DataFrame(rows)
+    keys = raw["job_key"].tolist()
+    try:
+        scores = validate_scores(raw.drop(columns=["signature", "seed", "run_id", "job_key"]), name)
+    except ScoresError as exc:
+        raise ReportInputError(str(exc)) from None
+    # Only the rows that are some variety's maximum are shown with an interval: load just their evidence.
+    from dialectbench.analysis import max_scores
+    job_of = dict(zip(scores[list(KEY)].itertuples(index=False, name=None), keys))
+    evidence = {}
+    for key in max_scores(scores)[list(KEY)].itertuples(index=False, name=None):
+        found = _evidence(db, job_of[key])
+        if found:
+            evidence[key] = found
+    return ReportInput(scores, name, evidence)
+
+
+def _evidence(db: Any, job_key: str) -> dict[str, Any]:
+    """Per-example values and sufficient statistics of one stored job (empty when it has neither)."""
+    rows = db.conn.execute("SELECT value FROM predictions WHERE job_key = ? ORDER BY idx", (job_key,)).fetchall()
+    values = [r[0] for r in rows if r[0] is not None and math.isfinite(r[0])]
+    row = db.conn.execute("SELECT extra FROM scores WHERE job_key = ?", (job_key,)).fetchone()
+    extra = json.loads(row[0]) if row and row[0] else {}
+    stats = extra.get("stats") if isinstance(extra, dict) else None
+    out: dict[str, Any] = {}
+    if values:
+        out["values"] = values
+    if stats and _is_matrix(stats):
+        out["stats"] = stats
+    return out
+
+
+def _is_matrix(stats: Any) -> bool:
+    try:
+        arr = np.asarray(stats, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return arr.ndim == 2 and arr.shape[0] > 0 and arr.shape[1] >= 2 and bool(np.all(np.isfinite(arr)))
