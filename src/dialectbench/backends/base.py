@@ -6,13 +6,30 @@ per task:
   ner  -> tuple[str] (tag per token)                    did/sa/tc/nli -> str (label)
   mrc  -> int (option index)                            eqa -> str (answer text)
   mt-* -> str (translation)
+
+Conventions (optional attributes; read them with getattr(..., default)):
+  Backend.config -> dict        JSON-able settings that change results (the runner keys its cache on it).
+  FittedModel.reports_as        None, or a label under which scores are reported instead of the backend
+                                name (the MT copy baseline says "copy").
+  FittedModel.save(path) / load Fitted baseline models are also plain picklable objects.
+`fit` raises TrainingDataError when the training set cannot be used (empty, wrong example type), and
+`train` may be empty only for tasks whose model needs no training (the MT copy baseline).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from dialectbench.data.examples import Example
+
+
+class TrainingDataError(ValueError):
+    """The training set cannot be used to fit the model (e.g. it is empty)."""
+
+
+class UnsupportedTaskError(ValueError):
+    """The backend has no model for this task."""
 
 
 class FittedModel(Protocol):

@@ -1,0 +1,92 @@
+"""Real-data check of the baseline POS tagger (CRF) and dependency parser on UD_English-EWT.
+
+    .venv/bin/python benchmarks/baseline_ud.py [--ud-dir ../shared/data/ud/UD_English-EWT]
+        [--threads 2] [--skip-pos] [--skip-dep] [--set max_seconds=300 ...]
+
+Prints POS accuracy, UAS and LAS on the test split (punctuation included, as the UD convention and
+the paper's UAS), and training time of each model. Targets (issue 5): POS >= 93, UAS >= 78.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import time
+from pathlib import Path
+
+import torch
+
+from dialectbench.backends.baseline import BaselineBackend
+from dialectbench.backends.baseline.parser import ParserConfig
+from dialectbench.data.examples import Sentence
+
+DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "ud" / "UD_English-EWT"
+
+
+def load_conllu(path: Path) -> list[Sentence]:
+    try:
+        from dialectbench.data.readers import read_conllu
+    except ImportError:
+        read_conllu = None
+    if read_conllu is not None:
+        return list(read_conllu(path))
+    import conllu  # stand-in until the data package's reader lands
+
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for k, sent in enumerate(conllu.parse_incr(f)):
+            toks = [t for t in sent if isinstance(t["id"], int)]
+            out.append(Sentence(f"{path.name}:{k}", tuple(t["form"] for t in toks),
+                                tuple(t["upos"] for t in toks), tuple(int(t["head"]) for t in toks),
+                                tuple(t["deprel"].split(":")[0] for t in toks)))
+    return out
+
+
+def split(ud_dir: Path, name: str) -> list[Sentence]:
+    (path,) = ud_dir.glob(f"*-ud-{name}.conllu")
+    return load_conllu(path)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ud-dir", type=Path, default=DEFAULT_DIR)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--skip-pos", action="store_true")
+    ap.add_argument("--skip-dep", action="store_true")
+    ap.add_argument("--train-limit", type=int, default=None, help="use the first N training sentences")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a ParserConfig field, e.g. --set max_seconds=300 --set max_epochs=5")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    train, dev, test = (split(args.ud_dir, s) for s in ("train", "dev", "test"))
+    train = train[:args.train_limit]
+    n_words = sum(len(s.words) for s in test)
+    print(f"{args.ud_dir.name}: train {len(train)} dev {len(dev)} test {len(test)} sentences")
+    if not args.skip_pos:
+        t0, c0 = time.perf_counter(), time.process_time()
+        tagger = BaselineBackend().fit("pos", train, dev)
+        fit_s, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
+        pred = tagger.predict(test)
+        acc = sum(p == g for ex, tags in zip(test, pred) for p, g in zip(tags, ex.upos)) / n_words
+        print(f"POS (CRF)      accuracy {100 * acc:.2f}   train {fit_s:.0f}s wall, {fit_cpu:.0f}s CPU")
+    if not args.skip_dep:
+        overrides = {k: ast.literal_eval(v) for k, v in (kv.split("=", 1) for kv in args.set)}
+        config = ParserConfig(verbose=True, **overrides)
+        print(f"parser config: {config}")
+        backend = BaselineBackend(parser=config)
+        t0, c0 = time.perf_counter(), time.process_time()
+        parser = backend.fit("dep", train, dev)
+        fit_s, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
+        t0 = time.perf_counter()
+        pred = parser.predict(test)
+        pred_s = time.perf_counter() - t0
+        uas = sum(h == g for ex, (hs, _) in zip(test, pred) for h, g in zip(hs, ex.heads))
+        las = sum(h == g and r == gr for ex, (hs, rs) in zip(test, pred)
+                  for h, r, g, gr in zip(hs, rs, ex.heads, ex.deprels))
+        print(f"DEP (biaffine) UAS {100 * uas / n_words:.2f}  LAS {100 * las / n_words:.2f}   "
+              f"train {fit_s:.0f}s wall, {fit_cpu:.0f}s CPU ({len(parser.history)} epochs)  "
+              f"parse {pred_s:.1f}s ({len(test)} sentences)")
+
+
+if __name__ == "__main__":
+    main()

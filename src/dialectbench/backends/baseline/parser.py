@@ -1,0 +1,339 @@
+"""Dependency parsing baseline: a graph-based parser trained from scratch on CPU.
+
+Encoder: word embeddings + a character CNN (so unseen dialectal spellings still get a representation)
+-> 2-layer BiLSTM. Head: the shared biaffine arc/label scorers with exact MST decoding
+(`dialectbench.backends.parsing`).
+
+UPOS is never an input. Gold tags would not exist for a real user's text, and in the zero-shot setting
+a tagger trained on the source treebank is itself a large source of error on other varieties, which
+would be hidden if gold tags were fed. Instead UPOS prediction is an auxiliary training loss on the
+BiLSTM states (multi-task), which helps the encoder without needing tags at test time.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from dialectbench.backends.base import TrainingDataError
+from dialectbench.backends.baseline.common import BaselineModel, check_examples
+from dialectbench.backends.parsing import ParserHead
+from dialectbench.data.examples import Sentence
+
+PAD, UNK, ROOT = 0, 1, 2
+ROOT_FORM = "\x00root"
+
+
+@dataclass(frozen=True)
+class ParserConfig:
+    word_dim: int = 100
+    char_dim: int = 32
+    char_filters: int = 64
+    lstm_hidden: int = 150        # per direction; sized for a few CPU minutes on UD_English-EWT
+    lstm_layers: int = 2
+    arc_hidden: int = 256
+    label_hidden: int = 64
+    dropout: float = 0.33
+    word_dropout: float = 0.25    # alpha in p(unk) = alpha / (alpha + count): rare words learn to back off to chars
+    min_word_count: int = 2
+    lr: float = 2e-3
+    batch_tokens: int = 1000
+    max_epochs: int = 30
+    # deterministic work budget (~6 epochs of UD_English-EWT, a few CPU minutes); small treebanks stop
+    # at max_epochs or on dev patience first. max_seconds is a wall-clock cap on top (results then
+    # depend on machine speed, so it is off by default).
+    max_train_words: int | None = 1_200_000
+    min_steps_per_epoch: int = 10  # tiny training sets: an "epoch" repeats the data to this many updates
+    patience: int = 3              # epochs without a dev UAS gain before stopping
+    max_seconds: float | None = None
+    threads: int | None = None     # torch.set_num_threads during fit/predict; None leaves torch's default
+    verbose: bool = False
+
+
+class _Vocab:
+    def __init__(self, items: Sequence[str], reserved: int):
+        self.itos = list(items)
+        self.stoi = {s: i + reserved for i, s in enumerate(self.itos)}
+        self.reserved = reserved
+
+    def __len__(self) -> int:
+        return len(self.itos) + self.reserved
+
+    def get(self, s: str, default: int = UNK) -> int:
+        return self.stoi.get(s, default)
+
+
+class _Encoder(nn.Module):
+    def __init__(self, cfg: ParserConfig, n_words: int, n_chars: int, n_upos: int):
+        super().__init__()
+        self.words = nn.Embedding(n_words, cfg.word_dim, padding_idx=PAD)
+        self.chars = nn.Embedding(n_chars, cfg.char_dim, padding_idx=PAD)
+        self.char_cnn = nn.Conv1d(cfg.char_dim, cfg.char_filters, kernel_size=3, padding=1)
+        self.dropout = nn.Dropout(cfg.dropout)
+        self.lstm = nn.LSTM(cfg.word_dim + cfg.char_filters, cfg.lstm_hidden, cfg.lstm_layers,
+                            batch_first=True, bidirectional=True, dropout=cfg.dropout)
+        self.upos = nn.Linear(2 * cfg.lstm_hidden, n_upos)
+        self.out_dim = 2 * cfg.lstm_hidden
+
+    def forward(self, word_ids, type_chars, type_index, lengths):
+        """word_ids/type_index (B, T); type_chars (n_types, L): char CNN runs once per word type."""
+        c = self.chars(type_chars).transpose(1, 2)
+        c = torch.relu(self.char_cnn(c)).max(-1).values
+        x = torch.cat([self.words(word_ids), c[type_index]], -1)
+        packed = pack_padded_sequence(self.dropout(x), lengths.cpu(), batch_first=True,
+                                      enforce_sorted=False)
+        out, _ = self.lstm(packed)
+        out, _ = pad_packed_sequence(out, batch_first=True, total_length=word_ids.shape[1])
+        return self.dropout(out)
+
+
+class _Net(nn.Module):
+    def __init__(self, cfg: ParserConfig, n_words: int, n_chars: int, n_upos: int, n_labels: int):
+        super().__init__()
+        self.encoder = _Encoder(cfg, n_words, n_chars, n_upos)
+        self.head = ParserHead(self.encoder.out_dim, n_labels, cfg.arc_hidden, cfg.label_hidden,
+                               cfg.dropout)
+
+
+class BiaffineParser(BaselineModel):
+    """Fitted char+word BiLSTM biaffine parser; predicts (heads, deprels) per sentence."""
+
+    def __init__(self, task: str = "dep", seed: int = 0, config: ParserConfig | None = None):
+        self.task, self.seed = task, seed
+        self.config = config or ParserConfig()
+        self.history: list[dict] = []
+
+    # -- vocabularies and batches -------------------------------------------------------------
+    def _build_vocabs(self, train: list[Sentence]) -> None:
+        counts = Counter(w.lower() for s in train for w in s.words)
+        self.word_counts = counts
+        self.words = _Vocab([w for w, c in counts.most_common() if c >= self.config.min_word_count], 3)
+        self.chars = _Vocab(sorted({ch for s in train for w in s.words for ch in w}), 3)
+        self.labels = _Vocab(sorted({r for s in train for r in s.deprels}), 0)
+        self.upos = _Vocab(sorted({t for s in train for t in s.upos}) or ["X"], 0)
+
+    def _batch(self, sents: list[Sentence], train: bool, rng: random.Random | None = None) -> dict:
+        n_max = max(len(s.words) for s in sents) + 1
+        B = len(sents)
+        word_ids = torch.zeros(B, n_max, dtype=torch.long)
+        type_index = torch.zeros(B, n_max, dtype=torch.long)
+        types: dict[str, int] = {ROOT_FORM: 0}
+        alpha = self.config.word_dropout
+        for b, s in enumerate(sents):
+            forms = [ROOT_FORM, *s.words]
+            for i, w in enumerate(forms):
+                type_index[b, i] = types.setdefault(w, len(types))
+                if i == 0:
+                    word_ids[b, i] = ROOT
+                    continue
+                low = w.lower()
+                wid = self.words.get(low)
+                if train and wid != UNK and rng.random() < alpha / (alpha + self.word_counts[low]):
+                    wid = UNK
+                word_ids[b, i] = wid
+        type_chars = torch.zeros(len(types), max(len(t) for t in types), dtype=torch.long)
+        for t, k in types.items():
+            ids = [ROOT] if t == ROOT_FORM else [self.chars.get(ch) for ch in t]
+            type_chars[k, :len(ids)] = torch.tensor(ids)
+        lengths = torch.tensor([len(s.words) + 1 for s in sents])
+        mask = torch.arange(n_max).unsqueeze(0) < lengths.unsqueeze(1)
+        batch = {"word_ids": word_ids, "type_chars": type_chars, "type_index": type_index,
+                 "lengths": lengths, "mask": mask}
+        if train:
+            for key, vocab, field in (("heads", None, "heads"), ("labels", self.labels, "deprels"),
+                                      ("upos", self.upos, "upos")):
+                t = torch.zeros(B, n_max, dtype=torch.long)
+                for b, s in enumerate(sents):
+                    vals = getattr(s, field)
+                    if not vals:  # UPOS may be absent in some treebanks
+                        continue
+                    t[b, 1:len(vals) + 1] = torch.tensor(
+                        [v if vocab is None else vocab.get(v, 0) for v in vals])
+                batch[key] = t
+            batch["has_upos"] = torch.tensor([len(s.upos) == len(s.words) for s in sents])
+        return batch
+
+    def _batches(self, sents: list[Sentence], rng: random.Random | None = None) -> list[list[int]]:
+        """Indices grouped by similar length, about batch_tokens words each (shuffled when rng)."""
+        order = sorted(range(len(sents)), key=lambda i: (len(sents[i].words),
+                                                         rng.random() if rng else i))
+        batches, cur, tokens = [], [], 0
+        for i in order:
+            cur.append(i)
+            tokens += len(sents[i].words) + 1
+            if tokens >= self.config.batch_tokens:
+                batches.append(cur)
+                cur, tokens = [], 0
+        if cur:
+            batches.append(cur)
+        if rng:
+            rng.shuffle(batches)
+        return batches
+
+    # -- training -----------------------------------------------------------------------------
+    def fit(self, train: Sequence[Sentence], dev: Sequence[Sentence] | None = None) -> BiaffineParser:
+        train = [s for s in check_examples(self.task, train, Sentence, "training") if s.words]
+        if not train:
+            raise TrainingDataError(f"{self.task}: every training sentence is empty; nothing to fit")
+        for s in train:
+            _check_tree(s)
+        dev = [s for s in check_examples(self.task, dev or [], Sentence, "dev") if s.words]
+        cfg = self.config
+        with _threads(cfg.threads):
+            torch.manual_seed(self.seed)
+            rng = random.Random(self.seed)
+            self._build_vocabs(train)
+            self.net = _Net(cfg, len(self.words), len(self.chars), len(self.upos), len(self.labels))
+            opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, betas=(0.9, 0.9))
+            self._train_loop(train, dev, opt, rng)
+        return self
+
+    def _train_loop(self, train, dev, opt, rng) -> None:
+        """Epochs until max_epochs, the work budget, or `patience` epochs without a dev UAS gain; keeps
+        the best-on-dev weights (the last ones without dev)."""
+        cfg = self.config
+        budget = _Budget(cfg)
+        best, best_state, bad_epochs = -1.0, None, 0
+        for epoch in range(1, cfg.max_epochs + 1):
+            loss = self._epoch(train, opt, rng, budget)
+            score = self._uas(dev) if dev else -loss
+            self.history.append({"epoch": epoch, "loss": loss, "dev_uas": score if dev else None,
+                                 **budget.elapsed()})
+            if cfg.verbose:
+                print(f"  parser epoch {epoch}: {self.history[-1]}", file=sys.stderr)
+            if score > best:
+                best, bad_epochs = score, 0
+                best_state = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+            else:
+                bad_epochs += 1
+            if budget.spent or bad_epochs >= cfg.patience or (dev and score >= 100.0):
+                break
+        if dev and best_state is not None:
+            self.net.load_state_dict(best_state)
+        self.net.eval()
+
+    def _epoch(self, train, opt, rng, budget: _Budget) -> float:
+        """One pass (repeated up to min_steps_per_epoch updates on tiny data); mean loss."""
+        self.net.train()
+        steps, loss_sum = 0, 0.0
+        while not budget.spent and (steps < self.config.min_steps_per_epoch or steps == 0):
+            for idx in self._batches(train, rng):
+                loss_sum += self._step([train[i] for i in idx], opt, rng)
+                steps += 1
+                if budget.spend(sum(len(train[i].words) for i in idx)):
+                    break
+        return loss_sum / steps
+
+    def _step(self, sents: list[Sentence], opt, rng) -> float:
+        b = self._batch(sents, train=True, rng=rng)
+        enc = self.net.encoder
+        states = enc(b["word_ids"], b["type_chars"], b["type_index"], b["lengths"])
+        loss = self.net.head.loss(states, b["mask"], b["heads"], b["labels"])
+        words = b["mask"].clone()
+        words[:, 0] = False
+        words &= b["has_upos"].unsqueeze(1)
+        if words.any():
+            loss = loss + nn.functional.cross_entropy(enc.upos(states[words]), b["upos"][words])
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.net.parameters(), 5.0)
+        opt.step()
+        return loss.item()
+
+    def _uas(self, sents: list[Sentence]) -> float:
+        pred = self._parse(sents)
+        total = sum(len(s.words) for s in sents)
+        return 100.0 * sum(h == g for s, (hs, _) in zip(sents, pred) for h, g in zip(hs, s.heads)) / total
+
+    # -- prediction ---------------------------------------------------------------------------
+    @torch.no_grad()
+    def _parse(self, sents: list[Sentence]) -> list[tuple[tuple[int, ...], tuple[str, ...]]]:
+        self.net.eval()
+        out: list = [None] * len(sents)
+        for idx in self._batches(sents):
+            b = self._batch([sents[i] for i in idx], train=False)
+            states = self.net.encoder(b["word_ids"], b["type_chars"], b["type_index"], b["lengths"])
+            heads, labels = self.net.head.decode(states, b["mask"])
+            for i, h, lab in zip(idx, heads, labels):
+                out[i] = (tuple(h), tuple(self.labels.itos[k] for k in lab))
+        return out
+
+    def predict(self, examples: Sequence[Sentence]) -> list[tuple[tuple[int, ...], tuple[str, ...]]]:
+        examples = check_examples(self.task, examples, Sentence, "test")
+        nonempty = [i for i, s in enumerate(examples) if s.words]
+        out: list = [((), ())] * len(examples)
+        with _threads(self.config.threads):
+            for i, parse in zip(nonempty, self._parse([examples[i] for i in nonempty])):
+                out[i] = parse
+        return out
+
+    # -- pickling: store weights, rebuild the module on load ------------------------------------
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        if "net" in state:
+            state["net"] = {k: v.clone() for k, v in self.net.state_dict().items()}
+        state["config"] = asdict(self.config)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        net_state = state.pop("net", None)
+        self.__dict__.update(state)
+        self.config = ParserConfig(**state["config"])
+        if net_state is not None:
+            self.net = _Net(self.config, len(self.words), len(self.chars), len(self.upos), len(self.labels))
+            self.net.load_state_dict(net_state)
+            self.net.eval()
+
+
+def _check_tree(s: Sentence) -> None:
+    n = len(s.words)
+    if len(s.heads) != n or len(s.deprels) != n:
+        raise TrainingDataError(f"dep: sentence {s.example_id} has {n} words but {len(s.heads)} heads "
+                                f"and {len(s.deprels)} deprels")
+    bad = [h for h in s.heads if not 0 <= h <= n]
+    if bad:
+        raise TrainingDataError(f"dep: sentence {s.example_id} has head {bad[0]} outside 0..{n}")
+
+
+class _Budget:
+    """Training words and wall seconds spent against the config's caps."""
+
+    def __init__(self, cfg: ParserConfig):
+        self.cfg, self.words, self.spent = cfg, 0, False
+        self.start, self.cpu_start = time.perf_counter(), time.process_time()
+
+    def spend(self, words: int) -> bool:
+        self.words += words
+        cap_words, cap_s = self.cfg.max_train_words, self.cfg.max_seconds
+        self.spent = ((cap_words is not None and self.words >= cap_words)
+                      or (cap_s is not None and time.perf_counter() - self.start > cap_s))
+        return self.spent
+
+    def elapsed(self) -> dict[str, float]:
+        return {"words": self.words, "seconds": round(time.perf_counter() - self.start, 1),
+                "cpu_seconds": round(time.process_time() - self.cpu_start, 1)}
+
+
+class _threads:
+    """Temporarily set torch's intra-op thread count."""
+
+    def __init__(self, n: int | None):
+        self.n, self.prev = n, None
+
+    def __enter__(self):
+        if self.n:
+            self.prev = torch.get_num_threads()
+            torch.set_num_threads(self.n)
+
+    def __exit__(self, *exc):
+        if self.prev:
+            torch.set_num_threads(self.prev)
+

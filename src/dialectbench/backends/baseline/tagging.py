@@ -1,0 +1,101 @@
+"""Sequence tagging baseline for POS and NER: a linear-chain CRF (sklearn-crfsuite) over affix, shape
+and context features."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import sklearn_crfsuite
+
+from dialectbench.backends.base import TrainingDataError
+from dialectbench.backends.baseline.common import BaselineModel, check_examples
+from dialectbench.data.examples import Sentence, TaggedSentence
+
+
+@dataclass(frozen=True)
+class CRFConfig:
+    c1: float = 0.05  # L1: keeps the model small
+    c2: float = 0.01
+    max_iterations: int = 150
+
+
+def _shape(word: str) -> str:
+    s = re.sub(r"[^\W\d_]", lambda m: "X" if m.group().isupper() else "x", word)
+    return re.sub(r"\d", "d", s)
+
+
+def _short_shape(word: str) -> str:
+    return re.sub(r"(.)\1+", r"\1", _shape(word))
+
+
+def _token_features(word: str, prefix: str) -> dict[str, str | float]:
+    low = word.lower()
+    return {f"{prefix}w": low, f"{prefix}s3": low[-3:], f"{prefix}sh": _short_shape(word)}
+
+
+def sentence_features(words: Sequence[str]) -> list[dict[str, str | float]]:
+    """One feature dict per word: the word, affixes, shape, and a +-2 window of neighbours."""
+    feats = []
+    n = len(words)
+    for i, word in enumerate(words):
+        low = word.lower()
+        f: dict[str, str | float] = {
+            "bias": 1.0, "w": low, "shape": _shape(word)[:12], "sshape": _short_shape(word),
+            "title": float(word[:1].isupper()), "upper": float(word.isupper()),
+            "digit": float(any(c.isdigit() for c in word)), "hyphen": float("-" in word),
+            "len": str(min(len(word), 10)),
+        }
+        for k in range(1, 5):
+            if len(low) > k:
+                f[f"suf{k}"] = low[-k:]
+                f[f"pre{k}"] = low[:k]
+        for off in (-2, -1, 1, 2):
+            j = i + off
+            if 0 <= j < n:
+                f.update(_token_features(words[j], f"{off}:"))
+            else:
+                f[f"{off}:pad"] = 1.0
+        if i > 0:
+            f["-1w|w"] = f"{words[i - 1].lower()}|{low}"
+        if i + 1 < n:
+            f["w|+1w"] = f"{low}|{words[i + 1].lower()}"
+        feats.append(f)
+    return feats
+
+
+class CRFTagger(BaselineModel):
+    """POS (Sentence.upos) or NER (TaggedSentence.tags) tagger."""
+
+    def __init__(self, task: str, seed: int = 0, config: CRFConfig | None = None):
+        self.task, self.seed = task, seed
+        self.config = config or CRFConfig()
+        self.kind = TaggedSentence if task == "ner" else Sentence
+
+    def _words_tags(self, ex) -> tuple[Sequence[str], Sequence[str]]:
+        return (ex.tokens, ex.tags) if self.kind is TaggedSentence else (ex.words, ex.upos)
+
+    def fit(self, train: Sequence[Sentence | TaggedSentence]) -> CRFTagger:
+        train = check_examples(self.task, train, self.kind, "training")
+        pairs = [self._words_tags(ex) for ex in train]
+        pairs = [(w, t) for w, t in pairs if len(w) > 0]
+        if not pairs:
+            raise TrainingDataError(f"{self.task}: every training sentence is empty; nothing to fit")
+        self.crf = sklearn_crfsuite.CRF(algorithm="lbfgs", all_possible_transitions=True,
+                                        **asdict(self.config))
+        self.crf.fit([sentence_features(w) for w, _ in pairs], [list(t) for _, t in pairs])
+        return self
+
+    def tag(self, sentences: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+        """Tags for raw word sequences (used by the parser for predicted UPOS too)."""
+        idx = [i for i, s in enumerate(sentences) if len(s) > 0]
+        out: list[tuple[str, ...]] = [()] * len(sentences)
+        if idx:
+            for i, tags in zip(idx, self.crf.predict([sentence_features(sentences[i]) for i in idx])):
+                out[i] = tuple(tags)
+        return out
+
+    def predict(self, examples: Sequence[Sentence | TaggedSentence]) -> list[tuple[str, ...]]:
+        examples = check_examples(self.task, examples, self.kind, "test")
+        return self.tag([self._words_tags(ex)[0] for ex in examples])

@@ -1,0 +1,113 @@
+"""The baseline dependency parser learns a synthetic grammar and always outputs single-root trees."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import pytest
+
+from dialectbench.backends.base import TrainingDataError
+from dialectbench.backends.baseline import BaselineBackend, ParserConfig
+from dialectbench.backends.parsing import is_single_root_tree
+from dialectbench.data.examples import Sentence
+
+# small network so the file trains in seconds on one shared core
+SMALL = ParserConfig(word_dim=32, char_dim=16, char_filters=32, lstm_hidden=64, arc_hidden=64,
+                     label_hidden=32, batch_tokens=400, max_epochs=8, patience=2,
+                     threads=1)
+
+
+def _lexicon(rng: random.Random) -> dict[str, list[str]]:
+    def words(k, stem):
+        return [f"{stem}{rng.choice('aeiou')}{i}{rng.choice('kmst')}" for i in range(k)]
+    return {"D": ["the", "a", "this"], "A": words(10, "ad"), "N": words(30, "no"), "V": words(12, "ve"),
+            "Pv": ["with", "by"], "Pn": ["of", "from"]}
+
+
+def _np(lex, rng, head_of_np: int, start: int, rel: str) -> tuple[list, int]:
+    """Noun phrase D A* N attached (by its noun) to `head_of_np`; returns tokens and the noun position."""
+    n_adj = rng.choice([0, 0, 1, 2])
+    noun = start + 1 + n_adj
+    toks = [(rng.choice(lex["D"]), "D", noun, "det")]
+    toks += [(rng.choice(lex["A"]), "A", noun, "amod") for _ in range(n_adj)]
+    toks.append((rng.choice(lex["N"]), "N", head_of_np, rel))
+    return toks, noun
+
+
+def synthetic_treebank(n: int, seed: int) -> list[Sentence]:
+    """S -> NP V NP (P NP)*: a "with/by" PP attaches to the verb (obl), an "of/from" PP to the noun
+    before it (nmod), so heads depend on words and on structure, not on position alone."""
+    rng = random.Random(seed)
+    lex = _lexicon(random.Random(0))
+    out = []
+    for k in range(n):
+        toks, _ = _np(lex, rng, 0, 1, "nsubj")  # the verb's position is known only now: fix the head
+        verb = len(toks) + 1
+        toks = [(w, t, verb if r == "nsubj" else h, r) for w, t, h, r in toks]
+        toks.append((rng.choice(lex["V"]), "V", 0, "root"))
+        obj, last_noun = _np(lex, rng, verb, len(toks) + 1, "obj")
+        toks += obj
+        for _ in range(rng.choice([0, 1, 1, 2])):
+            to_verb = rng.random() < 0.5
+            prep = rng.choice(lex["Pv" if to_verb else "Pn"])
+            pp, noun = _np(lex, rng, verb if to_verb else last_noun, len(toks) + 2, "obl" if to_verb else "nmod")
+            toks.append((prep, "P", noun, "case"))
+            toks += pp
+            last_noun = noun
+        words, tags, heads, rels = zip(*toks)
+        out.append(Sentence(f"syn-{seed}-{k}", words, tags, heads, rels))
+    return out
+
+
+def test_synthetic_treebank_is_well_formed():
+    for s in synthetic_treebank(50, 1):
+        assert is_single_root_tree(s.heads), s
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    train, dev = synthetic_treebank(300, 1), synthetic_treebank(40, 2)
+    return BaselineBackend(parser=SMALL).fit("dep", train, dev, seed=0)
+
+
+def test_learns_synthetic_grammar(fitted):
+    test = synthetic_treebank(100, 3)
+    pred = fitted.predict(test)
+    total = sum(len(s.words) for s in test)
+    uas = sum(h == g for s, (hs, _) in zip(test, pred) for h, g in zip(hs, s.heads)) / total
+    las = sum(h == g and r == gr for s, (hs, rs) in zip(test, pred)
+              for h, r, g, gr in zip(hs, rs, s.heads, s.deprels)) / total
+    assert uas > 0.90 and las > 0.85, (uas, las)
+    assert all(is_single_root_tree(hs) and len(rs) == len(hs) for hs, rs in pred)
+
+
+def test_unseen_words_and_empty_sentence(fitted):
+    odd = Sentence("x", ("zzq", "the", "qqz", "of", "a", "x9"), ("X",) * 6, (0,) * 6, ("dep",) * 6)
+    empty = Sentence("e", (), (), (), ())
+    one = Sentence("o", ("no",), ("N",), (0,), ("root",))
+    (heads, rels), (eh, er), (oh, _) = fitted.predict([odd, empty, one])
+    assert is_single_root_tree(heads) and len(rels) == 6
+    assert (eh, er) == ((), ()) and oh == (0,)
+
+
+def test_pickle_round_trip_predicts_the_same(fitted, tmp_path):
+    test = synthetic_treebank(10, 4)
+    path = tmp_path / "parser.pkl"
+    fitted.save(path)
+    again = type(fitted).load(path)
+    assert again.predict(test) == fitted.predict(test)
+    assert pickle.loads(pickle.dumps(fitted)).predict(test[:2]) == fitted.predict(test[:2])
+
+
+def test_tiny_training_set_and_errors():
+    tiny = ParserConfig(word_dim=8, char_dim=8, char_filters=8, lstm_hidden=8, arc_hidden=8, label_hidden=8,
+                        max_epochs=2, min_steps_per_epoch=3, threads=1)
+    train = synthetic_treebank(3, 5)
+    model = BaselineBackend(parser=tiny).fit("dep", train, None)
+    assert all(is_single_root_tree(h) for h, _ in model.predict(train))
+    with pytest.raises(TrainingDataError, match="empty"):
+        BaselineBackend(parser=tiny).fit("dep", [], None)
+    bad = Sentence("bad", ("a", "b"), ("X", "X"), (0, 7), ("root", "dep"))
+    with pytest.raises(TrainingDataError, match="bad"):
+        BaselineBackend(parser=tiny).fit("dep", [bad], None)
