@@ -1,9 +1,192 @@
-"""CLI commands for the `run` concern (filled in by its issue)."""
+"""`dialectbench run` (the main job) and `dialectbench results export` (the scores table of a store)."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Self
+
 import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from dialectbench.cli.output import Format, emit, fail, stderr
+from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
+from dialectbench.runner.plan import Group, Job, Plan
+from dialectbench.runner.store import JobRecord
+from dialectbench.runner.summary import summary_tables
+from dialectbench.scores import SCORE_COLUMNS
+
+MAX_LISTED = 25  # skip/problem lines printed before "... and N more"
+
+results_app = typer.Typer(help="Read results out of a result store.", no_args_is_help=True)
+
+
+class RichProgress:
+    """Run events -> a rich progress bar on stderr: jobs done/total, the current job, ETA."""
+
+    def __init__(self, console: Console) -> None:
+        self.progress = Progress(TextColumn("{task.description}", style="cyan"), BarColumn(),
+                                 MofNCompleteColumn(), TextColumn("jobs"), TimeElapsedColumn(),
+                                 TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=False)
+        self.bar: Any = None
+
+    def __enter__(self) -> Self:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.progress.update(self.bar, description="finished")
+        self.progress.stop()
+
+    def planned(self, plan: Plan, pending: int) -> None:
+        self.bar = self.progress.add_task("planning", total=pending)
+
+    def group_started(self, group: Group, jobs: Sequence[Job]) -> None:
+        self._say(f"{group.task}: training on {group.training.label} ({len(jobs)} evaluation(s))")
+
+    def job_started(self, job: Job) -> None:
+        self._say(f"{job.task} · {job.setting} · {job.variety}")
+
+    def job_finished(self, record: JobRecord, written: bool) -> None:
+        if self.bar is not None:
+            self.progress.advance(self.bar)
+
+    def _say(self, text: str) -> None:
+        if self.bar is not None:
+            self.progress.update(self.bar, description=text[:70])
+
+
+def _where(*parts: str | None) -> str:
+    return " · ".join(p for p in parts if p)
+
+
+def _print_skips(plan: Plan, problems: list[JobRecord]) -> None:
+    lines = [f"{_where(s.task, s.setting, s.variety)}: {s.reason}" for s in plan.skips]
+    lines += [f"{_where(r.task, r.setting, r.variety)}: {r.status}: {(r.message or '').splitlines()[0]}"
+              for r in problems if (r.message or "").strip()]
+    if not lines:
+        return
+    stderr.print(f"[yellow]{len(plan.skips)} planned item(s) skipped, {len(problems)} job(s) not completed:[/]")
+    for line in lines[:MAX_LISTED]:
+        stderr.print(f"  - {line}", highlight=False, markup=False, soft_wrap=True)
+    if len(lines) > MAX_LISTED:
+        stderr.print(f"  ... and {len(lines) - MAX_LISTED} more (all kept in the store's skips/jobs tables)")
+
+
+def _print_summary(store: Path, keys: list[str]) -> None:
+    try:
+        tables = summary_tables(store, keys)
+    except Exception as err:  # noqa: BLE001 - the results are stored; a summary bug must not hide that
+        stderr.print(f"[yellow]warning:[/] could not compute the summary: {type(err).__name__}: {err}")
+        return
+    for title, rows in tables:
+        if rows:
+            emit(rows, Format.table, title=title)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM (e.g. `timeout`, a batch scheduler) unwinds like Ctrl-C: the run is marked interrupted.
+    Finished jobs are safe either way: each was committed when it finished."""
+    raise KeyboardInterrupt
+
+
+def _build_report(store: Path) -> None:
+    """Hook for the report issue: run `dialectbench.report.build_report` when it exists."""
+    try:
+        from dialectbench import report
+    except ImportError:
+        return
+    build = getattr(report, "build_report", None)
+    if callable(build):
+        out = build(store, store.parent / "report")
+        if out:
+            stderr.print(f"report: {out}", highlight=False)
+
+
+TASKS_OPT = typer.Option(None, "--tasks", "-t", help="Task ids, comma-separated (dep,pos,...; mt = both MT).")
+VARIETIES_OPT = typer.Option(None, "--varieties", "-v", help="Varieties to evaluate, comma-separated.")
+CLUSTERS_OPT = typer.Option(None, "--clusters", "-c", help="Clusters to evaluate, comma-separated.")
+MODEL_OPT = typer.Option("baseline", "--model", "-m", help="Backend: baseline (CPU, offline).")
+SETTINGS_OPT = typer.Option(None, "--settings", "-s",
+                            help="in-variety, in-cluster, combined, zero-shot, icl (default: each task's own).")
+DATA_DIR_OPT = typer.Option(None, "--data-dir", "-d", help="Local data mirror (default: the bundled sample suite).")
+STORE_OPT = typer.Option(DEFAULT_STORE, "--store", help="SQLite result store.")
+SEED_OPT = typer.Option(0, "--seed", help="Random seed for training.")
+RERUN_OPT = typer.Option(False, "--rerun", help="Redo jobs the store already has.")
+NO_REPORT_OPT = typer.Option(False, "--no-report", help="Do not build the report at the end.")
+EXPORT_FORMAT_OPT = typer.Option(Format.csv, "--format", "-f", help="csv, json or table.")
+OUT_OPT = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.")
+ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
+                       "seed, run id and job key.")
+
+
+def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = VARIETIES_OPT,
+            clusters: list[str] | None = CLUSTERS_OPT, model: str = MODEL_OPT,
+            settings: list[str] | None = SETTINGS_OPT, data_dir: Path | None = DATA_DIR_OPT,
+            store: Path = STORE_OPT, seed: int = SEED_OPT, rerun: bool = RERUN_OPT,
+            no_report: bool = NO_REPORT_OPT) -> None:
+    """Train and evaluate a model on every variety of every task under the paper's settings."""
+    if varieties and clusters:
+        fail("give --varieties or --clusters, not both")
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None
+    try:
+        with RichProgress(stderr) as progress:
+            result = run(tasks=tasks, varieties=varieties, clusters=clusters, model=model, settings=settings,
+                         data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress)
+    except (PlanError, RunError) as err:
+        fail(str(err))
+    except KeyboardInterrupt:
+        fail(f"interrupted; finished jobs are in {store} and the same command resumes", code=130)
+    finally:
+        if in_main and previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    _print_skips(result.plan, result.problems)
+    if not result.plan.jobs:
+        fail("nothing to run: no planned job has the data it needs (reasons above)", code=1)
+    _print_summary(store, result.job_keys)
+    c = result.counts
+    raced = f", {c['raced']} finished first by another run" if c["raced"] else ""
+    stderr.print(f"{c['done']} job(s) run, {c['reused']} already in the store{raced}, {c['skipped']} skipped, "
+                 f"{c['failed']} failed; results in {store}", highlight=False)
+    if not no_report:
+        _build_report(store)
+    if c["failed"]:
+        raise typer.Exit(1)
+
+
+@results_app.command("export")
+def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Path | None = OUT_OPT,
+               all_rows: bool = ALL_OPT) -> None:
+    """Write the scores table (task, cluster, variety, model, setting, train_on, metric, score, n)."""
+    if not store.is_file():
+        fail(f"no result store at {store} (run `dialectbench run` first or pass --store)")
+    with Store(store) as db:
+        rows = db.scores(latest=not all_rows, detail=all_rows)
+    columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key"] if all_rows else [])
+    if out is None:
+        emit(rows, fmt, title=f"scores ({store})", columns=columns)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8", newline="") as fh, contextlib.redirect_stdout(fh):
+        emit(rows, fmt, columns=columns)
+    print(f"{len(rows)} row(s) written to {out}", file=sys.stderr)
 
 
 def register(app: typer.Typer) -> None:
     """Attach this module's commands to the root app."""
+    app.command("run")(run_cmd)
+    app.add_typer(results_app, name="results")

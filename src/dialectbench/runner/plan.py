@@ -1,0 +1,474 @@
+"""The plan: (tasks, varieties, model, settings) -> jobs, as seed 000 Table 2 implies.
+
+One *job* is one evaluation: a model trained on a training set, scored on one variety's test split under
+one setting. Jobs that share a training set (same task, same pooled varieties, same mode) form a
+*group*: the executor fits the group's model once and evaluates it on every variety of the group. This
+is how `in-variety` on English, `in-cluster` for the anglic cluster and `zero-shot` share one fit.
+
+Settings (seed 000 §3.2):
+- `zero-shot`: train on the task's English source, evaluate every variety (MT: no fine-tuning at all,
+  the pretrained system translates; Table 2 "no reference").
+- `in-variety`: train on the variety's own train split, evaluate on that variety.
+- `in-cluster`: train on the cluster representative (Table 9), evaluate on every variety of the cluster.
+  Dialect identification instead fits one classifier per cluster on all its varieties' train splits
+  (seed 000 §3.2 item 2: "one dialect-identification model for each language cluster").
+- `combined`: train on the union of every train split the task has (SD-QA's nine standard varieties for
+  EQA, Belebele's English training data for MRC), evaluate on every variety.
+- `icl`: only for a backend that does in-context learning (an LLM); exemplars come from the English
+  training data.
+
+Whatever cannot run (setting not in Table 2 for the task, no train or test split, no representative) is
+a `Skip` with a reason, not an error. Unknown task, variety, cluster or setting names are user errors
+(`PlanError`, with suggestions).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from dialectbench.scores import SETTINGS
+
+ENGLISH = "english"
+MT_TASKS = ("mt-dialect", "mt-region")  # evaluated zero-shot with the pretrained system, no training
+PRETRAINED = "none (pretrained)"
+KEY_VERSION = 1  # bump when what goes into a job key changes: stored jobs then no longer match
+
+
+def _data_errors() -> tuple[type[BaseException], ...]:
+    """What a data source raises when data is missing or unreadable (a skip, not a crash)."""
+    try:
+        from dialectbench.data import DataError
+    except ImportError:
+        return (OSError,)
+    return (DataError, OSError)
+
+
+DATA_ERRORS = _data_errors()
+
+
+class PlanError(ValueError):
+    """A name the user gave is unknown; the message carries the closest known names."""
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name.strip().lower(), [k.lower() for k in known], n=3, cutoff=0.5)
+    return f" Did you mean: {', '.join(close)}?" if close else ""
+
+
+def split_names(values: Iterable[str] | None) -> list[str] | None:
+    """`["pos,dep", "ner"]` -> `["pos", "dep", "ner"]`; None stays None (= everything)."""
+    if values is None:
+        return None
+    if isinstance(values, str):
+        values = [values]
+    # variety names contain commas inside their parentheses: split only outside them
+    out: list[str] = []
+    for value in values:
+        depth, start = 0, 0
+        for i, ch in enumerate(value):
+            depth += ch == "("
+            depth -= ch == ")"
+            if ch in ",;" and depth == 0:
+                out.append(value[start:i])
+                start = i + 1
+        out.append(value[start:])
+    return [v.strip() for v in out if v.strip()] or None
+
+
+class Source(Protocol):
+    """What the plan and executor need from `dialectbench.data.open_source(...)`."""
+
+    def varieties(self, task: str) -> list[str]: ...
+    def splits(self, task: str, variety: str) -> set[str]: ...
+    def load(self, task: str, variety: str, split: str) -> list[Any]: ...
+    def fingerprint(self, task: str, variety: str, split: str) -> str: ...
+
+
+class Catalog(Protocol):
+    """Registry lookups the plan needs (see `RegistryCatalog`)."""
+
+    def tasks(self) -> list[str]: ...
+    def expand_task(self, name: str) -> list[str]: ...
+    def settings(self, task: str) -> tuple[str, ...]: ...
+    def canonical(self, variety: str) -> str: ...
+    def cluster(self, variety: str) -> str: ...
+    def clusters(self) -> list[str]: ...
+    def representative(self, cluster: str, task: str) -> str | None: ...
+    def english(self, task: str) -> str | None: ...
+    def in_task(self, variety: str, task: str) -> bool: ...
+
+
+class RegistryCatalog:
+    """`Catalog` over `dialectbench.varieties` and `dialectbench.tasks` (the packaged registry)."""
+
+    def __init__(self) -> None:
+        from dialectbench import tasks as tasks_mod
+        from dialectbench.varieties import registry
+
+        self._tasks = tasks_mod
+        self._reg = registry()
+
+    def tasks(self) -> list[str]:
+        return list(self._tasks.TASKS)
+
+    def expand_task(self, name: str) -> list[str]:
+        try:
+            return list(self._tasks.expand_tasks(name))
+        except LookupError as err:
+            raise PlanError(str(err).strip("'\"") + "." + did_you_mean(name, [*self.tasks(), "mt"])) from None
+
+    def settings(self, task: str) -> tuple[str, ...]:
+        return tuple(self._tasks.get_task(task).settings)
+
+    def canonical(self, variety: str) -> str:
+        from dialectbench.varieties import UnknownVarietyError
+
+        try:
+            return self._reg.get(variety).name
+        except UnknownVarietyError as err:
+            hints = list(getattr(err, "suggestions", []) or [])
+            hint = f" Did you mean: {', '.join(hints[:3])}?" if hints else ""
+            raise PlanError(f"unknown variety {variety!r}.{hint}") from None
+
+    def cluster(self, variety: str) -> str:
+        try:
+            return self._reg.get(variety).cluster
+        except LookupError:  # a variety only the user's data directory knows
+            return "unregistered"
+
+    def clusters(self) -> list[str]:
+        return list(self._reg.clusters())
+
+    def representative(self, cluster: str, task: str) -> str | None:
+        try:
+            return self._tasks.representative(cluster, task).name
+        except LookupError:
+            return None
+
+    def english(self, task: str) -> str | None:
+        source = self._tasks.zero_shot_source(task)
+        return None if source is None else source.name
+
+    def in_task(self, variety: str, task: str) -> bool:
+        try:
+            return task in self._reg.get(variety).tasks
+        except LookupError:
+            return False
+
+
+@dataclass(frozen=True)
+class TrainingSet:
+    """The pooled train splits of `members` (empty = no fine-tuning); `label` is the scores' train_on."""
+
+    task: str
+    members: tuple[str, ...]
+    label: str
+    mode: str = "finetune"  # or "icl": the backend gets the data as exemplars, not to fit on
+    pool: tuple[str, ...] = ()  # DId: the varieties whose test splits are scored together
+
+
+@dataclass(frozen=True)
+class Job:
+    task: str
+    variety: str
+    cluster: str
+    model: str
+    setting: str
+    train_on: str
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Skip:
+    task: str
+    variety: str | None
+    setting: str | None
+    reason: str
+
+
+@dataclass
+class Group:
+    """One training set, fitted once, evaluated on each of `jobs`."""
+
+    training: TrainingSet
+    model: str
+    jobs: list[Job] = field(default_factory=list)
+    fingerprint: str = ""
+    fingerprints: dict[tuple[str, str], str] = field(default_factory=dict)  # (variety, split) -> data hash
+
+    @property
+    def task(self) -> str:
+        return self.training.task
+
+
+@dataclass
+class Plan:
+    groups: list[Group]
+    skips: list[Skip]
+    tasks: list[str]
+    settings: list[str]
+
+    @property
+    def jobs(self) -> list[Job]:
+        return [job for group in self.groups for job in group.jobs]
+
+
+def _resolve_tasks(catalog: Catalog, names: Sequence[str] | None) -> list[str]:
+    if not names:
+        return catalog.tasks()
+    out: list[str] = []
+    for name in names:
+        out += [t for t in catalog.expand_task(name) if t not in out]
+    return out
+
+
+def _resolve_settings(names: Sequence[str] | None) -> list[str]:
+    if not names:
+        return list(SETTINGS)
+    out = []
+    for name in names:
+        key = name.strip().lower()
+        if key not in SETTINGS:
+            raise PlanError(f"unknown setting {name!r}; settings: {', '.join(SETTINGS)}."
+                            + did_you_mean(key, SETTINGS))
+        out.append(key)
+    return out
+
+
+def _resolve_clusters(catalog: Catalog, names: Sequence[str] | None) -> set[str] | None:
+    if not names:
+        return None
+    known = catalog.clusters()
+    by_lower = {c.lower(): c for c in known}
+    out = set()
+    for name in names:
+        key = " ".join(name.strip().lower().split())
+        if key not in by_lower:
+            raise PlanError(f"unknown cluster {name!r}." + did_you_mean(key, known))
+        out.add(by_lower[key])
+    return out
+
+
+class _Builder:
+    """Collects groups (deduplicated by training set) and skips for one plan."""
+
+    def __init__(self, source: Source, catalog: Catalog, model: str, config_hash: str) -> None:
+        self.source, self.catalog, self.model, self.config_hash = source, catalog, model, config_hash
+        self.groups: dict[TrainingSet, Group] = {}
+        self.skips: list[Skip] = []
+        self._splits: dict[tuple[str, str], set[str]] = {}
+
+    def splits(self, task: str, variety: str) -> set[str]:
+        if (task, variety) not in self._splits:
+            try:
+                self._splits[task, variety] = set(self.source.splits(task, variety))
+            except DATA_ERRORS:  # DataNotAvailable or an unreadable mirror: treated as "no splits"
+                self._splits[task, variety] = set()
+        return self._splits[task, variety]
+
+    def skip(self, task: str, variety: str | None, setting: str | None, reason: str) -> None:
+        self.skips.append(Skip(task, variety, setting, reason))
+
+    def add(self, training: TrainingSet, variety: str, setting: str) -> None:
+        group = self.groups.setdefault(training, Group(training, self.model))
+        job = Job(training.task, variety, self.catalog.cluster(variety), self.model, setting, training.label)
+        if job not in group.jobs:
+            group.jobs.append(job)
+
+
+def _training_label(members: Sequence[str]) -> str:
+    return members[0] if len(members) == 1 else f"combined ({len(members)} varieties)"
+
+
+def _english_source(b: _Builder, task: str, available: list[str]) -> str | None:
+    """The English training data zero-shot and icl use (the registry's zero-shot source, `english`)."""
+    candidates = [b.catalog.english(task), ENGLISH]
+    for name in candidates:
+        if name and name in available and "train" in b.splits(task, name):
+            return name
+    return None
+
+
+def _plan_zero_shot(b: _Builder, task: str, evals: list[str], available: list[str], mode: str,
+                    setting: str) -> None:
+    if task in MT_TASKS and mode == "finetune":
+        training = TrainingSet(task, (), PRETRAINED)
+    else:
+        english = _english_source(b, task, available)
+        if english is None:
+            b.skip(task, None, setting, "no English training data (a train split of 'english') for this task")
+            return
+        training = TrainingSet(task, (english,), english, mode)
+    for v in evals:
+        b.add(training, v, setting)
+
+
+def _plan_in_variety(b: _Builder, task: str, evals: list[str]) -> None:
+    for v in evals:
+        if "train" in b.splits(task, v):
+            b.add(TrainingSet(task, (v,), v), v, "in-variety")
+        else:
+            b.skip(task, v, "in-variety", "no train split for this variety")
+
+
+def _by_cluster(b: _Builder, varieties: list[str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for v in varieties:
+        out.setdefault(b.catalog.cluster(v), []).append(v)
+    return out
+
+
+def _plan_in_cluster(b: _Builder, task: str, evals: list[str], available: list[str]) -> None:
+    for cluster, members in _by_cluster(b, evals).items():
+        training = _cluster_training(b, task, cluster, available)
+        if isinstance(training, str):
+            for v in members:
+                b.skip(task, v, "in-cluster", training)
+            continue
+        for v in members:
+            b.add(training, v, "in-cluster")
+
+
+def _cluster_training(b: _Builder, task: str, cluster: str, available: list[str]) -> TrainingSet | str:
+    """The in-cluster training set of `cluster`, or the reason there is none."""
+    if task == "did":  # one classifier per cluster over all its varieties (labels = varieties)
+        members = [v for v in available if b.catalog.cluster(v) == cluster]
+        train = tuple(sorted(v for v in members if "train" in b.splits(task, v)))
+        if not train:
+            return f"no variety of {cluster} has a dialect-identification train split"
+        pool = tuple(sorted(v for v in members if "test" in b.splits(task, v)))
+        return TrainingSet(task, train, f"{cluster} (all varieties)", pool=pool)
+    rep = b.catalog.representative(cluster, task)
+    if rep is None:
+        return f"cluster {cluster} has no representative for {task} (seed 000 Table 9)"
+    if rep not in available or "train" not in b.splits(task, rep):
+        return f"the cluster representative {rep!r} has no train split"
+    return TrainingSet(task, (rep,), rep)
+
+
+def _plan_combined(b: _Builder, task: str, evals: list[str], available: list[str]) -> None:
+    pool = tuple(sorted(v for v in available if "train" in b.splits(task, v)))
+    if not pool:
+        b.skip(task, None, "combined", "no variety of this task has a train split")
+        return
+    training = TrainingSet(task, pool, _training_label(pool))
+    for v in evals:
+        b.add(training, v, "combined")
+
+
+def _select(b: _Builder, task: str, available: list[str], wanted: list[str] | None,
+            clusters: set[str] | None) -> list[str]:
+    """The varieties of `task` to evaluate (have data and a test split), skipping the rest with a reason."""
+    if wanted is not None:
+        for v in wanted:
+            if v not in available and b.catalog.in_task(v, task):
+                b.skip(task, v, None, "no data for this variety in the data source")
+        chosen = [v for v in available if v in wanted]
+    else:
+        chosen = list(available)
+    if clusters is not None:
+        chosen = [v for v in chosen if b.catalog.cluster(v) in clusters]
+    evals = []
+    for v in chosen:
+        if "test" in b.splits(task, v):
+            evals.append(v)
+        else:
+            b.skip(task, v, None, "no test split")
+    return evals
+
+
+def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | None,
+               clusters: set[str] | None, supports_icl: bool, explicit: bool) -> None:
+    try:
+        available = list(b.source.varieties(task))
+    except DATA_ERRORS as err:  # DataNotAvailable: a data-related problem, the rest continues
+        b.skip(task, None, None, f"no data: {err}")
+        return
+    if not available:
+        b.skip(task, None, None, f"no data for this task in {b.source!r} "
+                                 f"(see `dialectbench data list --task {task}`)")
+        return
+    evals = _select(b, task, available, wanted, clusters)
+    if not evals:
+        if wanted is None and clusters is None:
+            b.skip(task, None, None, "no variety of this task has a test split")
+        return
+    allowed = b.catalog.settings(task)
+    for setting in settings:
+        if setting not in allowed:
+            if explicit:  # asked for by name: say why it does not apply; by default just leave it out
+                b.skip(task, None, setting, f"not a {task} setting in seed 000 Table 2 ({', '.join(allowed)})")
+        elif setting == "icl" and not supports_icl:
+            b.skip(task, None, setting, f"icl needs an in-context-learning (LLM) backend; {b.model!r} is not one")
+        elif setting in ("zero-shot", "icl"):
+            _plan_zero_shot(b, task, evals, available, "icl" if setting == "icl" else "finetune", setting)
+        elif setting == "in-variety":
+            _plan_in_variety(b, task, evals)
+        elif setting == "in-cluster":
+            _plan_in_cluster(b, task, evals, available)
+        else:
+            _plan_combined(b, task, evals, available)
+
+
+def config_hash(config: Any, length: int = 16) -> str:
+    """A stable short hash of any JSON-able value."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:length]
+
+
+def _fingerprint(b: _Builder, task: str, variety: str, split: str) -> str:
+    try:
+        return str(b.source.fingerprint(task, variety, split))
+    except DATA_ERRORS:
+        return "missing"
+
+
+def _assign_keys(b: _Builder, group: Group) -> None:
+    """Job key = hash of what decides the result: names, setting, data fingerprints, config."""
+    task = group.task
+    fps = group.fingerprints
+    for v in group.training.members:
+        fps[v, "train"] = _fingerprint(b, task, v, "train")
+        if "dev" in b.splits(task, v):
+            fps[v, "dev"] = _fingerprint(b, task, v, "dev")
+    for v in {*group.training.pool, *(j.variety for j in group.jobs)}:
+        fps[v, "test"] = _fingerprint(b, task, v, "test")
+    train = [[v, fps[v, "train"], fps.get((v, "dev"))] for v in group.training.members]
+    pool = [fps[v, "test"] for v in group.training.pool]  # DId scores depend on the whole pooled test
+    group.fingerprint = config_hash({"train": train, "mode": group.training.mode, "config": b.config_hash})
+    keyed = []
+    for job in group.jobs:
+        payload = {"v": KEY_VERSION, "task": job.task, "variety": job.variety, "model": job.model,
+                   "setting": job.setting, "train_on": job.train_on, "train": train, "mode": group.training.mode,
+                   "test": fps[job.variety, "test"], "pool": pool, "config": b.config_hash}
+        keyed.append(Job(**{**job.__dict__, "key": config_hash(payload, 32)}))
+    group.jobs = keyed
+
+
+def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None,
+               varieties: Sequence[str] | None = None, clusters: Sequence[str] | None = None,
+               settings: Sequence[str] | None = None, supports_icl: bool = False,
+               config: dict[str, Any] | None = None, catalog: Catalog | None = None) -> Plan:
+    """Build the jobs for `model`; `config` (backend config, seed...) is part of every job key."""
+    catalog = catalog or RegistryCatalog()
+    task_ids = _resolve_tasks(catalog, split_names(tasks))
+    chosen_settings = _resolve_settings(split_names(settings))
+    wanted_names = split_names(varieties)
+    wanted = None if wanted_names is None else [catalog.canonical(v) for v in wanted_names]
+    wanted_clusters = _resolve_clusters(catalog, split_names(clusters))
+    b = _Builder(source, catalog, model, config_hash(config or {}))
+    for task in task_ids:
+        _plan_task(b, task, chosen_settings, wanted, wanted_clusters, supports_icl,
+                   explicit=split_names(settings) is not None)
+    for v in wanted or []:
+        if not any(j.variety == v for g in b.groups.values() for j in g.jobs) and \
+                not any(s.variety == v for s in b.skips):
+            b.skip("-", v, None, f"not a variety of the selected tasks ({', '.join(task_ids)})")
+    groups = [g for g in b.groups.values() if g.jobs]
+    for group in groups:
+        _assign_keys(b, group)
+    return Plan(groups, b.skips, task_ids, chosen_settings)

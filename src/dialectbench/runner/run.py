@@ -1,0 +1,178 @@
+"""`run(...)`: plan, execute and store a benchmark run; the library call behind `dialectbench run`."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Protocol
+
+from dialectbench import __version__
+from dialectbench.runner.executor import InProcessExecutor
+from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan
+from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store
+
+
+class RunError(RuntimeError):
+    """The run cannot start (bad model name, unreadable data directory...)."""
+
+
+class RunEvents(Protocol):
+    """What a progress display hears about (all methods optional to act on)."""
+
+    def planned(self, plan: Plan, pending: int) -> None: ...
+    def group_started(self, group: Group, jobs: Sequence[Job]) -> None: ...
+    def job_started(self, job: Job) -> None: ...
+    def job_finished(self, record: JobRecord, written: bool) -> None: ...
+
+
+class QuietEvents:
+    def planned(self, plan: Plan, pending: int) -> None:
+        pass
+
+    def group_started(self, group: Group, jobs: Sequence[Job]) -> None:
+        pass
+
+    def job_started(self, job: Job) -> None:
+        pass
+
+    def job_finished(self, record: JobRecord, written: bool) -> None:
+        pass
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    store: Path
+    plan: Plan
+    counts: Counter = field(default_factory=Counter)  # done, reused, skipped, failed, raced
+    problems: list[JobRecord] = field(default_factory=list)  # skipped or failed jobs, with their message
+
+    @property
+    def job_keys(self) -> list[str]:
+        return [job.key for job in self.plan.jobs]
+
+
+def library_versions() -> dict[str, str]:
+    """Versions of the package's declared dependencies, as installed."""
+    versions = {}
+    try:
+        requirements = metadata.requires("dialectbench") or []
+    except metadata.PackageNotFoundError:
+        requirements = []
+    for req in requirements:
+        if "extra ==" in req:
+            continue
+        name = re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0]
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "missing"
+    return versions
+
+
+def git_hash() -> str | None:
+    """The commit of the source tree the package runs from, when it is a git checkout."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                             text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _open_source(data_dir: str | Path | None) -> Any:
+    from dialectbench.data import DataError, open_source
+
+    if data_dir is not None and not Path(data_dir).is_dir():
+        raise RunError(f"data directory {str(data_dir)!r} does not exist or is not a directory")
+    try:
+        return open_source(None if data_dir is None else Path(data_dir))
+    except DataError as err:
+        raise RunError(str(err)) from None
+
+
+def _get_backend(model: str) -> Any:
+    try:
+        from dialectbench.backends import get_backend
+    except ImportError:  # before the backend registry: the CPU baselines only
+        if model != "baseline":
+            raise RunError(f"unknown model {model!r}; available: baseline") from None
+        from dialectbench.backends.baseline import BaselineBackend
+
+        return BaselineBackend()
+    try:
+        return get_backend(model)
+    except (KeyError, ValueError, LookupError) as err:
+        raise RunError(f"unknown model {model!r}: {err}") from None
+
+
+def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None = None,
+        clusters: Sequence[str] | None = None, model: str = "baseline", settings: Sequence[str] | None = None,
+        data_dir: str | Path | None = None, store: str | Path = DEFAULT_STORE, seed: int = 0,
+        rerun: bool = False, source: Any = None, backend: Any = None, catalog: Catalog | None = None,
+        executor: Any = None, events: RunEvents | None = None) -> RunResult:
+    """Plan the jobs, run the pending ones, commit each finished job to `store`; returns the tally.
+
+    `source`, `backend`, `catalog` and `executor` default to the bundled sample suite (or `data_dir`),
+    `get_backend(model)`, the packaged registry and the in-process executor.
+    Raises `PlanError` for unknown names and `RunError` when the run cannot start.
+    """
+    events = events or QuietEvents()
+    source = source if source is not None else _open_source(data_dir)
+    backend = backend if backend is not None else _get_backend(model)
+    model_name = getattr(backend, "name", model)
+    backend_config = dict(getattr(backend, "config", {}) or {})
+    job_config = {"model": model_name, "backend": backend_config, "seed": seed}
+    plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
+                      settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
+                      config=job_config, catalog=catalog)
+    db = Store(store)
+    try:
+        return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
+                        run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
+                                    "model": model_name, "settings": plan.settings, "rerun": rerun,
+                                    "data_dir": None if data_dir is None else str(data_dir),
+                                    "store": str(store), **job_config}, seed=seed, rerun=rerun)
+    finally:
+        db.close()
+
+
+def _execute(db: Store, plan: Plan, source: Any, backend: Any, executor: Any, events: RunEvents,
+             job_config: dict[str, Any], run_config: dict[str, Any], seed: int, rerun: bool) -> RunResult:
+    run_id = uuid.uuid4().hex
+    result = RunResult(run_id, db.path, plan)
+    db.start_run(run_id, seed=seed, config=run_config, package_version=__version__,
+                 library_versions=library_versions(), git_hash=git_hash())
+    db.record_skips(run_id, plan.skips)
+    written_here: set[str] = set()
+
+    def pending(group: Group) -> list[Job]:
+        skip = written_here if rerun else db.done_keys([j.key for j in group.jobs])
+        return [j for j in group.jobs if j.key not in skip]
+
+    def sink(record: JobRecord) -> None:
+        written = db.commit_job(run_id, record, force=rerun)
+        if written:
+            written_here.add(record.job_key)
+        result.counts[record.status if written else "raced"] += 1
+        if written and record.status != "done":
+            result.problems.append(record)
+        events.job_finished(record, written)
+
+    already = 0 if rerun else len(db.done_keys(result.job_keys))
+    result.counts["reused"] = already
+    events.planned(plan, len(plan.jobs) - already)
+    status = "interrupted"
+    try:
+        executor.execute(plan.groups, source=source, backend=backend, seed=seed, config=job_config,
+                         pending=pending, sink=sink, events=events)
+        status = "finished"
+    finally:
+        db.finish_run(run_id, status, dict(result.counts))
+    return result

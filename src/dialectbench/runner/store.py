@@ -1,0 +1,264 @@
+"""The result store: one SQLite file with runs, jobs, scores and per-example predictions.
+
+Written for crash safety and concurrent writers: WAL journal, a busy timeout, synchronous=FULL, and
+each job's rows (job, score, predictions) committed in one `BEGIN IMMEDIATE` transaction, so a run
+killed at any instant leaves either all of a job or none of it. A job already `done` is never
+overwritten unless the caller forces it (`--rerun`), so two runs racing on the same job keep one result.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+from dialectbench.scores import SCORE_COLUMNS
+
+DEFAULT_STORE = Path("dialectbench-results") / "results.sqlite"
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL,
+    package_version TEXT,
+    library_versions TEXT,
+    seed INTEGER,
+    config TEXT,
+    git_hash TEXT,
+    summary TEXT
+);
+CREATE TABLE IF NOT EXISTS jobs (
+    job_key TEXT PRIMARY KEY,
+    task TEXT NOT NULL, variety TEXT NOT NULL, cluster TEXT, model TEXT NOT NULL,
+    setting TEXT NOT NULL, train_on TEXT NOT NULL, train_members TEXT,
+    data_fingerprint TEXT, config TEXT, seed INTEGER,
+    status TEXT NOT NULL,
+    message TEXT,
+    run_id TEXT REFERENCES runs(run_id),
+    finished_at TEXT,
+    fit_seconds REAL, eval_seconds REAL,
+    completions INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS scores (
+    job_key TEXT PRIMARY KEY REFERENCES jobs(job_key),
+    run_id TEXT REFERENCES runs(run_id),
+    task TEXT NOT NULL, cluster TEXT, variety TEXT NOT NULL, model TEXT NOT NULL, setting TEXT NOT NULL,
+    train_on TEXT NOT NULL, metric TEXT NOT NULL, score REAL, n INTEGER,
+    signature TEXT, extra TEXT
+);
+CREATE TABLE IF NOT EXISTS predictions (
+    job_key TEXT NOT NULL REFERENCES jobs(job_key),
+    idx INTEGER NOT NULL,
+    example_id TEXT,
+    prediction TEXT,
+    value REAL,
+    PRIMARY KEY (job_key, idx)
+);
+CREATE TABLE IF NOT EXISTS skips (
+    run_id TEXT REFERENCES runs(run_id),
+    task TEXT, variety TEXT, setting TEXT, reason TEXT
+);
+CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status);
+"""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+@dataclass
+class JobRecord:
+    """Everything one finished (or skipped / failed) job writes to the store."""
+
+    job_key: str
+    task: str
+    variety: str
+    cluster: str
+    model: str
+    setting: str
+    train_on: str
+    status: str  # done | skipped | failed
+    train_members: Sequence[str] = ()
+    data_fingerprint: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    message: str = ""
+    metric: str = ""
+    score: float | None = None
+    n: int = 0
+    signature: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    example_ids: Sequence[str] = ()
+    predictions: Sequence[Any] = ()
+    values: Sequence[float | None] | None = None
+    fit_seconds: float = 0.0
+    eval_seconds: float = 0.0
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=_default)
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
+
+
+class Store:
+    """One connection to the result store; create it per process (SQLite connections do not travel)."""
+
+    def __init__(self, path: str | Path, *, timeout: float = 120.0) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        self._retry(lambda: self.conn.execute("PRAGMA journal_mode = WAL"))
+        self.conn.execute("PRAGMA synchronous = FULL")
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        with self.transaction():  # statement by statement: executescript() would commit mid-way
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    self.conn.execute(statement)
+            self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @staticmethod
+    def _retry(fn: Any, attempts: int = 50) -> Any:
+        """Switching to WAL needs a moment alone with the file; another process may hold it."""
+        for i in range(attempts):
+            try:
+                return fn()
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) or i == attempts - 1:
+                    raise
+                time.sleep(0.1)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE takes the write lock up front: no lock upgrade, hence no deadlock."""
+        self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- runs -------------------------------------------------------------------------------------
+    def start_run(self, run_id: str, *, seed: int, config: dict[str, Any], package_version: str,
+                  library_versions: dict[str, str], git_hash: str | None) -> None:
+        with self.transaction() as c:
+            c.execute("INSERT INTO runs (run_id, started_at, status, package_version, library_versions, seed,"
+                      " config, git_hash) VALUES (?, ?, 'running', ?, ?, ?, ?, ?)",
+                      (run_id, now(), package_version, _json(library_versions), seed, _json(config), git_hash))
+
+    def finish_run(self, run_id: str, status: str, summary: dict[str, Any]) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE runs SET finished_at = ?, status = ?, summary = ? WHERE run_id = ?",
+                      (now(), status, _json(summary), run_id))
+
+    def record_skips(self, run_id: str, skips: Sequence[Any]) -> None:
+        with self.transaction() as c:
+            c.executemany("INSERT INTO skips (run_id, task, variety, setting, reason) VALUES (?, ?, ?, ?, ?)",
+                          [(run_id, s.task, s.variety, s.setting, s.reason) for s in skips])
+
+    def runs(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.conn.execute("SELECT * FROM runs ORDER BY started_at")]
+
+    # -- jobs -------------------------------------------------------------------------------------
+    def done_keys(self, keys: Sequence[str] | None = None) -> set[str]:
+        rows = self.conn.execute("SELECT job_key FROM jobs WHERE status = 'done'").fetchall()
+        done = {r[0] for r in rows}
+        return done if keys is None else done & set(keys)
+
+    def commit_job(self, run_id: str, record: JobRecord, *, force: bool = False) -> bool:
+        """Write one job's results atomically. Returns False when the job was already done (kept as is)."""
+        with self.transaction() as c:
+            row = c.execute("SELECT status, run_id FROM jobs WHERE job_key = ?", (record.job_key,)).fetchone()
+            if row is not None and row["status"] == "done" and not (force and record.status == "done"
+                                                                  and row["run_id"] != run_id):
+                return False
+            self._write_job(c, run_id, record)
+            if record.status == "done":
+                self._write_results(c, run_id, record)
+        return True
+
+    @staticmethod
+    def _write_job(c: sqlite3.Connection, run_id: str, r: JobRecord) -> None:
+        c.execute(
+            "INSERT INTO jobs (job_key, task, variety, cluster, model, setting, train_on, train_members,"
+            " data_fingerprint, config, seed, status, message, run_id, finished_at, fit_seconds, eval_seconds,"
+            " completions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(job_key) DO UPDATE SET status = excluded.status, message = excluded.message,"
+            " run_id = excluded.run_id, finished_at = excluded.finished_at, fit_seconds = excluded.fit_seconds,"
+            " eval_seconds = excluded.eval_seconds, completions = jobs.completions + excluded.completions",
+            (r.job_key, r.task, r.variety, r.cluster, r.model, r.setting, r.train_on, _json(list(r.train_members)),
+             r.data_fingerprint, _json(r.config), r.seed, r.status, r.message, run_id, now(), r.fit_seconds,
+             r.eval_seconds, int(r.status == "done")))
+
+    @staticmethod
+    def _write_results(c: sqlite3.Connection, run_id: str, r: JobRecord) -> None:
+        c.execute("DELETE FROM predictions WHERE job_key = ?", (r.job_key,))
+        c.execute("DELETE FROM scores WHERE job_key = ?", (r.job_key,))
+        c.execute("INSERT INTO scores (job_key, run_id, task, cluster, variety, model, setting, train_on, metric,"
+                  " score, n, signature, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  (r.job_key, run_id, r.task, r.cluster, r.variety, r.model, r.setting, r.train_on, r.metric,
+                   None if r.score is None else float(r.score), r.n, r.signature, _json(r.extra)))
+        values = list(r.values) if r.values is not None else [None] * len(r.predictions)
+        c.executemany("INSERT INTO predictions (job_key, idx, example_id, prediction, value) VALUES (?, ?, ?, ?, ?)",
+                      [(r.job_key, i, ex_id, _json(pred), None if val is None else float(val))
+                       for i, (ex_id, pred, val) in enumerate(zip(r.example_ids, r.predictions, values))])
+
+    def jobs(self, keys: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        rows = [dict(r) for r in self.conn.execute("SELECT * FROM jobs ORDER BY finished_at")]
+        return rows if keys is None else [r for r in rows if r["job_key"] in set(keys)]
+
+    # -- reading ----------------------------------------------------------------------------------
+    def scores(self, keys: Sequence[str] | None = None, *, latest: bool = True,
+               detail: bool = False) -> list[dict[str, Any]]:
+        """The scores table (contract columns). `latest`: one row per (task, variety, model, setting,
+        train_on, metric), the most recently finished; `detail` adds job key, run id, seed, signature."""
+        rows = self.conn.execute(
+            "SELECT s.*, j.seed, j.finished_at FROM scores s JOIN jobs j USING (job_key)"
+            " WHERE j.status = 'done' ORDER BY j.finished_at").fetchall()
+        out = [dict(r) for r in rows]
+        if keys is not None:
+            wanted = set(keys)
+            out = [r for r in out if r["job_key"] in wanted]
+        if latest:
+            by_key = {(r["task"], r["variety"], r["model"], r["setting"], r["train_on"], r["metric"]): r for r in out}
+            out = list(by_key.values())
+        out.sort(key=lambda r: (r["task"], r["cluster"] or "", r["variety"], r["model"], r["setting"], r["train_on"]))
+        cols = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key"] if detail else [])
+        return [{c: r[c] for c in cols} for r in out]
+
+    def predictions(self, job_key: str) -> list[dict[str, Any]]:
+        rows = self.conn.execute("SELECT idx, example_id, prediction, value FROM predictions WHERE job_key = ?"
+                                 " ORDER BY idx", (job_key,)).fetchall()
+        return [{**dict(r), "prediction": json.loads(r["prediction"])} for r in rows]
+
+    def integrity_check(self) -> str:
+        return self.conn.execute("PRAGMA integrity_check").fetchone()[0]

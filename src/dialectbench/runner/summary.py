@@ -1,0 +1,81 @@
+"""End-of-run tables, computed by `dialectbench.analysis` from the store: the task summary (seed 000
+Table 3 layout, on maximum obtainable scores) and the cluster gap table (seed 000 Table 4 metrics)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dialectbench.runner.store import Store
+
+
+def scores_frame(store: str | Path, keys: Sequence[str] | None = None) -> Any:
+    """The scores table of `store` (only `keys`' jobs when given) as a pandas DataFrame."""
+    import pandas as pd
+
+    from dialectbench.scores import SCORE_COLUMNS
+
+    with Store(store) as db:
+        rows = db.scores(keys)
+    return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+
+
+def _records(frame: Any) -> list[dict[str, Any]]:
+    if frame is None:
+        return []
+    if hasattr(frame, "to_dict"):
+        frame = frame.reset_index(drop=True) if getattr(frame.index, "name", None) is None else frame.reset_index()
+        return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+                for r in frame.to_dict("records")]
+    return list(frame)
+
+
+def _fallback(frame: Any) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Without the analysis package: mean/min/max per task and setting, straight from the scores."""
+    grouped = frame.groupby(["task", "setting", "metric"])["score"]
+    table = grouped.agg(["count", "mean", "min", "max"]).reset_index().rename(columns={"count": "varieties"})
+    return [("Scores per task and setting", _records(table))]
+
+
+GAP_HEADERS = {"eng_eng": "G_eng(eng,C)", "eng_rep": "G_eng(rep,C)", "ft_rep": "G_ft(rep,C)"}
+
+
+def _num(value: Any) -> str | None:
+    """One decimal, as the paper prints; None (shown "-") where undefined."""
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else f"{float(value):.1f}"
+
+
+def task_rows(summary: Any) -> list[dict[str, Any]]:
+    """analysis.task_summary -> the columns of seed 000 Table 3."""
+    return [{"task": r["task"], "clusters": r["n_clusters"], "varieties": r["n_varieties"],
+             "avg": _num(r["average"]), "max cluster/variety": f"{r['max_cluster']}/{r['max_variety']}",
+             "max": _num(r["max_score"]), "min cluster/variety": f"{r['min_cluster']}/{r['min_variety']}",
+             "min": _num(r["min_score"])} for r in _records(summary)]
+
+
+def gap_rows(gaps: Any) -> list[dict[str, Any]]:
+    """analysis.gaps (long) -> one row per task, model and cluster with the three gaps in percent
+    ("-" where undefined; `dialectbench analyze` gives the reasons)."""
+    rows: dict[tuple, dict[str, Any]] = {}
+    for r in _records(gaps):
+        row = rows.setdefault((r["task"], r["model"], r["cluster"]),
+                              {"task": r["task"], "model": r["model"], "cluster": r["cluster"]})
+        row[GAP_HEADERS.get(r["gap"], r["gap"])] = _num(r["value"])
+    return list(rows.values())
+
+
+def summary_tables(store: str | Path, keys: Sequence[str] | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
+    """[(title, rows)] for the terminal: task summary and cluster gaps, or a plain fallback."""
+    frame = scores_frame(store, keys)
+    if frame.empty:
+        return []
+    try:
+        from dialectbench import analysis
+
+        task_summary, gaps = analysis.task_summary, analysis.gaps
+    except (ImportError, AttributeError):
+        return _fallback(frame)
+    return [("Task summary: maximum obtainable scores (seed 000 Table 3 layout)", task_rows(task_summary(frame))),
+            ("Cluster dialect gaps in % (seed 000 Table 4; rep = cluster representative)", gap_rows(gaps(frame)))]
