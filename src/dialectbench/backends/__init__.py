@@ -1,1 +1,72 @@
-"""backends"""
+"""Model backends and the registry that names them.
+
+    get_backend("baseline")            CPU baselines, offline (this package)
+    get_backend("hf:<model id>")       transformers backend (registered by its module when it lands)
+    get_backend("llm:<url>")           OpenAI-compatible HTTP backend (likewise)
+
+A family registers a factory with `register_backend(prefix, factory)`; the factory gets the part of the
+name after "<prefix>:" (or "" when there is none) plus any keyword options.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from dialectbench.backends.base import Backend
+
+_FACTORIES: dict[str, Callable[..., Backend]] = {}
+# families whose module registers itself on import (so importing torch/transformers stays lazy)
+_LAZY_MODULES = {"baseline": "dialectbench.backends.baseline", "hf": "dialectbench.backends.hf",
+                 "llm": "dialectbench.backends.llm",
+                 # transformer presets (hf backend): mBERT, XLM-R, NLLB-200 600M / 1.3B
+                 **dict.fromkeys(("mbert", "xlmr", "nllb-600m", "nllb-1.3b"), "dialectbench.backends.hf")}
+
+
+class UnknownBackendError(ValueError):
+    """No backend of that name (message lists the known families)."""
+
+
+def register_backend(prefix: str, factory: Callable[..., Backend]) -> None:
+    _FACTORIES[prefix] = factory
+
+
+def _baseline_factory(arg: str, **options: Any) -> Backend:
+    from dialectbench.backends.baseline import BaselineBackend
+
+    if arg:
+        raise UnknownBackendError(f"backend 'baseline' takes no argument (got 'baseline:{arg}')")
+    return BaselineBackend(**options)
+
+
+register_backend("baseline", _baseline_factory)
+
+
+def get_backend(name: str, **options: Any) -> Backend:
+    """The backend named `name` ("baseline", "hf:<id>", "llm:<url>"), built with `options`."""
+    prefix, _, arg = name.strip().partition(":")
+    if prefix in ("hf", "llm") and not arg:
+        what = "model id" if prefix == "hf" else "url"
+        raise UnknownBackendError(f"backend {prefix!r} needs an argument: '{prefix}:<{what}>'")
+    if prefix not in _FACTORIES and prefix in _LAZY_MODULES:
+        try:
+            importlib.import_module(_LAZY_MODULES[prefix])
+        except ImportError as exc:
+            raise UnknownBackendError(f"backend family {prefix!r} is not available: {exc}") from exc
+        if prefix not in _FACTORIES:
+            raise UnknownBackendError(f"backend family {prefix!r}: {_LAZY_MODULES[prefix]} did not "
+                                      "register a factory (register_backend)")
+    if prefix not in _FACTORIES:
+        known = sorted(set(_FACTORIES) | set(_LAZY_MODULES))
+        raise UnknownBackendError(f"unknown backend {name!r}; known: "
+                                  + ", ".join(f"{k}:<...>" if k in ("hf", "llm") else k for k in known))
+    return _FACTORIES[prefix](arg, **options)
+
+
+def backend_names() -> list[str]:
+    """Registered and known backend families."""
+    return sorted(set(_FACTORIES) | set(_LAZY_MODULES))
+
+
+__all__ = ["Backend", "UnknownBackendError", "backend_names", "get_backend", "register_backend"]
