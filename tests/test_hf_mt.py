@@ -60,3 +60,14 @@ def test_nllb_codes_from_the_registry():
             continue
         if rep.nllb_code:
             assert code == rep.nllb_code
+
+
+def test_every_mt_variety_has_an_nllb_source_code():
+    """NLLB needs a source-language code for each MT input: the variety's own or its representative's."""
+    from dialectbench.backends.hf import nllb_code
+    from dialectbench.varieties import registry
+
+    for variety in registry().varieties(task="mt"):
+        task = "mt-dialect" if "mt-dialect" in variety.tasks else "mt-region"
+        code = nllb_code(variety.name, task)
+        assert code and "_" in code, (variety.name, code)

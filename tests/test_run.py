@@ -226,6 +226,9 @@ def test_sample_suite_end_to_end_with_the_baselines(tmp_path):
     assert {r["task"] for r in scores} == {"tc", "did", "mt-dialect", "mt-region"}
     assert {r["setting"] for r in scores if r["task"] == "tc"} == {"zero-shot", "in-cluster"}
     assert {r["train_on"] for r in scores if r["task"].startswith("mt")} == {"none (pretrained)"}
+    # the MT baseline copies its input: it is reported as such, not as a trained "baseline"
+    assert {r["model"] for r in scores if r["task"].startswith("mt")} == {"copy"}
+    assert {r["model"] for r in scores if not r["task"].startswith("mt")} == {"baseline"}
     assert all(0 <= r["score"] <= 100 and r["n"] > 0 for r in scores)
     exported = CliRunner().invoke(app, ["results", "export", "--store", str(store), "--format", "json"])
     assert len(json.loads(exported.stdout)) == len(scores)

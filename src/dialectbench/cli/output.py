@@ -10,8 +10,9 @@ import csv
 import json
 import math
 import sys
+from collections.abc import Iterable, Sequence
 from enum import Enum
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import typer
 from rich.console import Console

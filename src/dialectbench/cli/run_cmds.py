@@ -55,7 +55,10 @@ class RichProgress:
         self.bar = self.progress.add_task("planning", total=pending)
 
     def group_started(self, group: Group, jobs: Sequence[Job]) -> None:
-        self._say(f"{group.task}: training on {group.training.label} ({len(jobs)} evaluation(s))")
+        text = f"{group.task}: training on {group.training.label} ({len(jobs)} evaluation(s))"
+        self._say(text)
+        if not self.progress.console.is_terminal:  # a log file gets one plain line per training set
+            self.progress.console.print(text, highlight=False, markup=False)
 
     def job_started(self, job: Job) -> None:
         self._say(f"{job.task} · {job.setting} · {job.variety}")
@@ -119,7 +122,9 @@ def _build_report(store: Path) -> None:
 TASKS_OPT = typer.Option(None, "--tasks", "-t", help="Task ids, comma-separated (dep,pos,...; mt = both MT).")
 VARIETIES_OPT = typer.Option(None, "--varieties", "-v", help="Varieties to evaluate, comma-separated.")
 CLUSTERS_OPT = typer.Option(None, "--clusters", "-c", help="Clusters to evaluate, comma-separated.")
-MODEL_OPT = typer.Option("baseline", "--model", "-m", help="Backend: baseline (CPU, offline).")
+MODEL_OPT = typer.Option("baseline", "--model", "-m",
+                         help="Backend: baseline (CPU, offline), mbert, xlmr, nllb-600m, nllb-1.3b, "
+                         "or hf:<model id or local folder>.")
 SETTINGS_OPT = typer.Option(None, "--settings", "-s",
                             help="in-variety, in-cluster, combined, zero-shot, icl (default: each task's own).")
 DATA_DIR_OPT = typer.Option(None, "--data-dir", "-d", help="Local data mirror (default: the bundled sample suite).")

@@ -8,14 +8,17 @@ back to the same `sink`, so that only the driver writes to the store (SQLite wan
 
 from __future__ import annotations
 
+import inspect
 import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from dialectbench.runner.plan import DATA_ERRORS, Group, Job
 from dialectbench.runner.store import JobRecord
+from dialectbench.tasks import representative
 
 Sink = Callable[[JobRecord], None]
 
@@ -40,7 +43,8 @@ class NoEvents:
 
 
 def _record(job: Job, group: Group, status: str, *, seed: int, config: dict[str, Any], **fields: Any) -> JobRecord:
-    return JobRecord(job_key=job.key, task=job.task, variety=job.variety, cluster=job.cluster, model=job.model,
+    model = fields.pop("model", None) or job.model
+    return JobRecord(job_key=job.key, task=job.task, variety=job.variety, cluster=job.cluster, model=model,
                      setting=job.setting, train_on=job.train_on, status=status,
                      train_members=group.training.members, data_fingerprint=group.fingerprint, config=config,
                      seed=seed, **fields)
@@ -99,8 +103,10 @@ def _did_scores(pooled: tuple[list[Any], list[Any]], own: list[Any], variety: st
             "values": [float(str(p) == label) for _, p in mine]}
 
 
-def _predict(model: Any, examples: Sequence[Any]) -> list[Any]:
-    predictions = list(model.predict(examples))
+def _predict(model: Any, examples: Sequence[Any], variety: str | None = None) -> list[Any]:
+    # models that condition on the input's variety (NLLB's source-language code) declare a `variety` argument
+    takes_variety = "variety" in inspect.signature(model.predict).parameters
+    predictions = list(model.predict(examples, variety=variety) if takes_variety else model.predict(examples))
     if len(predictions) != len(examples):
         raise ValueError(f"the model returned {len(predictions)} predictions for {len(examples)} examples")
     return predictions
@@ -110,8 +116,24 @@ def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None) ->
     """Predict and score one job: metric fields plus the golds and predictions to store."""
     if did_pool is not None:
         return _did_scores(did_pool, golds, job.variety)
-    predictions = _predict(model, golds)
+    predictions = _predict(model, golds, job.variety)
+    golds = _with_pseudo_references(job, model, golds)
     return {**_score(job.task, golds, predictions), "golds": golds, "predictions": predictions}
+
+
+def _with_pseudo_references(job: Job, model: Any, golds: list[Any]) -> list[Any]:
+    """DialectBench's MT protocol (seed 000, Table 2 text): where a dialect sentence x has no English
+    reference, its reference field holds the standard-variety sentence x-bar, and the system's own
+    translation of x-bar is the pseudo-reference its translation of x is scored against."""
+    if not job.task.startswith("mt") or not any(getattr(g, "pseudo_reference", False) for g in golds):
+        return golds
+    try:
+        standard = representative(job.cluster, job.task).name
+    except (KeyError, LookupError, ValueError):
+        standard = None
+    marked = [g for g in golds if g.pseudo_reference]
+    translated = iter(_predict(model, [replace(g, source=g.reference) for g in marked], standard))
+    return [replace(g, reference=next(translated)) if g.pseudo_reference else g for g in golds]
 
 
 def _load_tests(group: Group, jobs: Sequence[Job], source: Any,
@@ -204,7 +226,9 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
         return _record(job, group, "failed", seed=seed, config=config,
                        message=f"{type(err).__name__}: {err}\n{traceback.format_exc(limit=3)}")
     golds = scored["golds"]
-    return _record(job, group, "done", seed=seed, config=config, metric=scored["metric"], score=scored["score"],
+    # a baseline that is not a trained model (MT copies its input) is stored under what it is: "copy"
+    return _record(job, group, "done", seed=seed, config=config, model=getattr(model, "reports_as", None),
+                   metric=scored["metric"], score=scored["score"],
                    n=len(golds), signature=scored["signature"], extra=scored["extra"],
                    example_ids=[getattr(ex, "example_id", str(i)) for i, ex in enumerate(golds)],
                    predictions=scored["predictions"], values=scored["values"], fit_seconds=fit_seconds,

@@ -98,14 +98,8 @@ def _open_source(data_dir: str | Path | None) -> Any:
 
 
 def _get_backend(model: str) -> Any:
-    try:
-        from dialectbench.backends import get_backend
-    except ImportError:  # before the backend registry: the CPU baselines only
-        if model != "baseline":
-            raise RunError(f"unknown model {model!r}; available: baseline") from None
-        from dialectbench.backends.baseline import BaselineBackend
+    from dialectbench.backends import get_backend
 
-        return BaselineBackend()
     try:
         return get_backend(model)
     except (KeyError, ValueError, LookupError) as err:
