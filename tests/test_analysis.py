@@ -286,3 +286,16 @@ def test_english_baseline_falls_back_to_its_in_variety_score_only():
     g = gaps(df, representatives={"c": "v", "anglic": "english"}).set_index(["task", "cluster", "gap"])
     assert g.loc[("pos", "c", "eng_eng"), "value"] == pytest.approx(25.0)
     assert math.isnan(g.loc[("eqa", "c", "eng_eng"), "value"])  # combined training is not "English only"
+
+
+def test_an_unregistered_variety_with_a_cluster_is_kept_but_warned_about_with_near_matches(tmp_path):
+    from dialectbench.analysis.scores_io import UnregisteredVarietyWarning
+
+    path = tmp_path / "scores.csv"
+    path.write_text("task,cluster,variety,model,setting,train_on,score\n"
+                    "pos,anglic,english,m,zero-shot,english,90\n"
+                    "pos,anglic,singlsh,m,zero-shot,english,70\n")
+    with pytest.warns(UnregisteredVarietyWarning, match=r"'singlsh' at row 2 \(did you mean 'singlish'"):
+        df = read_scores(path)
+    assert set(df["variety"]) == {"english", "singlsh"}
+    assert set(df["cluster"]) == {"anglic"}

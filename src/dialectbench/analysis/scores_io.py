@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,24 @@ def _check_row(i: int, row: dict, source: str, has_cluster: bool, reg: Any) -> d
         raise ScoresError(source, i, f"unknown variety {variety!r}: no cluster given and it {why}{hint}")
     train_on = "" if _blank(row["train_on"]) else str(row["train_on"]).strip()
     return {"task": task, "cluster": cluster, "variety": variety, "model": str(row["model"]).strip(),
-            "setting": setting, "train_on": train_on, "score": score}
+            "setting": setting, "train_on": train_on, "score": score,
+            "_unregistered": None if found is not None else (variety, suggestions[:3])}
+
+
+def _warn_unregistered(source: str, unregistered: dict[str, tuple[int, list[str]]]) -> None:
+    """Varieties outside the registry are kept under the cluster the file gives (a new dataset may bring
+    new varieties), but a typo would silently become a new variety: say so, with near matches."""
+    parts = []
+    for variety, (row, suggestions) in list(unregistered.items())[:5]:
+        hint = f" (did you mean {', '.join(repr(s) for s in suggestions)}?)" if suggestions else ""
+        parts.append(f"{variety!r} at row {row}{hint}")
+    more = f" and {len(unregistered) - 5} more" if len(unregistered) > 5 else ""
+    warnings.warn(f"{source}: not registered varieties, kept under their given cluster: {'; '.join(parts)}{more}",
+                  UnregisteredVarietyWarning, stacklevel=3)
+
+
+class UnregisteredVarietyWarning(UserWarning):
+    """A scores row names a variety that is not in the registry."""
 
 
 def validate_scores(raw: pd.DataFrame, source: str = "<scores>") -> pd.DataFrame:
@@ -88,9 +106,11 @@ def validate_scores(raw: pd.DataFrame, source: str = "<scores>") -> pd.DataFrame
                                         f"{', '.join(REQUIRED)} (and cluster unless varieties are registered)")
     has_cluster = "cluster" in raw.columns
     reg = variety_registry()
-    rows, seen = [], {}
+    rows, seen, unregistered = [], {}, {}
     for i, rec in enumerate(raw.to_dict("records"), start=1):
         row = _check_row(i, rec, source, has_cluster, reg)
+        if (odd := row.pop("_unregistered")) is not None:
+            unregistered.setdefault(odd[0], (i, odd[1]))
         key = tuple(row[k] for k in KEY)
         if key in seen:
             first, metric = seen[key]
@@ -103,6 +123,8 @@ def validate_scores(raw: pd.DataFrame, source: str = "<scores>") -> pd.DataFrame
         rows.append({**row, **extras})
     if not rows:
         raise ScoresError(source, None, "no score rows")
+    if unregistered and reg is not None:
+        _warn_unregistered(source, unregistered)
     df = pd.DataFrame(rows)
     if "metric" not in df.columns:
         df["metric"] = ""
