@@ -32,6 +32,9 @@ PAD, UNK, ROOT = 0, 1, 2
 ROOT_FORM = "\x00root"
 
 
+SMALL_TREEBANK_WORDS = 20_000
+
+
 @dataclass(frozen=True)
 class ParserConfig:
     word_dim: int = 100
@@ -187,7 +190,12 @@ class BiaffineParser(BaselineModel):
             _check_tree(s)
         dev = [s for s in check_examples(self.task, dev or [], Sentence, "dev") if s.words]
         cfg = self.config
-        with _threads(cfg.threads):
+        # small treebanks make small matrices: extra intra-op threads only add synchronisation, and on a
+        # busy machine they thrash (a 120-sentence fit went from ~10 s to ~170 s with 2 threads under load)
+        threads = cfg.threads
+        if threads is None and sum(len(s.words) for s in train) < SMALL_TREEBANK_WORDS:
+            threads = 1
+        with _threads(threads):
             torch.manual_seed(self.seed)
             rng = random.Random(self.seed)
             self._build_vocabs(train)
