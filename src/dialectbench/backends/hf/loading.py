@@ -100,8 +100,8 @@ def load_config(spec: ModelSpec) -> Any:
             return AutoConfig.from_pretrained(spec.source, trust_remote_code=spec.trust_remote_code)
     except (OSError, ValueError) as err:
         if "trust_remote_code" in str(err):
-            raise HFModelError(f"model {spec.source!r} needs custom code from its repository; pass "
-                               "trust_remote_code=True only if you trust it") from None
+            raise HFModelError(f"model {spec.source!r} needs custom code from its repository; enable "
+                               "trust_remote_code only if you trust that code") from None
         raise _missing(spec, err) from None
 
 
