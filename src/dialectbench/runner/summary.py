@@ -32,13 +32,6 @@ def _records(frame: Any) -> list[dict[str, Any]]:
     return list(frame)
 
 
-def _fallback(frame: Any) -> list[tuple[str, list[dict[str, Any]]]]:
-    """Without the analysis package: mean/min/max per task and setting, straight from the scores."""
-    grouped = frame.groupby(["task", "setting", "metric"])["score"]
-    table = grouped.agg(["count", "mean", "min", "max"]).reset_index().rename(columns={"count": "varieties"})
-    return [("Scores per task and setting", _records(table))]
-
-
 GAP_HEADERS = {"eng_eng": "G_eng(eng,C)", "eng_rep": "G_eng(rep,C)", "ft_rep": "G_ft(rep,C)"}
 
 
@@ -67,15 +60,11 @@ def gap_rows(gaps: Any) -> list[dict[str, Any]]:
 
 
 def summary_tables(store: str | Path, keys: Sequence[str] | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
-    """[(title, rows)] for the terminal: task summary and cluster gaps, or a plain fallback."""
+    """[(title, rows)] for the terminal: the task summary and the cluster gaps."""
+    from dialectbench.analysis import gaps, task_summary
+
     frame = scores_frame(store, keys)
     if frame.empty:
         return []
-    try:
-        from dialectbench import analysis
-
-        task_summary, gaps = analysis.task_summary, analysis.gaps
-    except (ImportError, AttributeError):
-        return _fallback(frame)
     return [("Task summary: maximum obtainable scores (seed 000 Table 3 layout)", task_rows(task_summary(frame))),
             ("Cluster dialect gaps in % (seed 000 Table 4; rep = cluster representative)", gap_rows(gaps(frame)))]
