@@ -1,0 +1,26 @@
+"""OpenAI-compatible LLM backend (in-context learning, seed 000 §3.2 item 5 / Appendix I).
+
+    get_backend("llm:http://127.0.0.1:8000/v1", model="mistralai/Mistral-7B-Instruct-v0.2", k_shots=4)
+
+Any server speaking POST /v1/chat/completions works (vLLM, llama.cpp, TGI, OpenAI). The model id is the
+`model` option, else $DIALECTBENCH_LLM_MODEL, else the first model the server lists (GET /models). The
+API key is read from $OPENAI_API_KEY (option `api_key_env`) only when set. Classification, MRC, EQA and MT
+are prompted; token tasks (dep, pos, ner) raise UnsupportedTaskError.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dialectbench.backends import register_backend
+from dialectbench.backends.llm.backend import LLMBackend, LLMModel, pick_demos
+from dialectbench.backends.llm.client import ChatClient, LLMConnectionError, LLMError
+
+
+def _factory(arg: str, **options: Any) -> LLMBackend:
+    return LLMBackend(arg, **options)
+
+
+register_backend("llm", _factory)
+
+__all__ = ["ChatClient", "LLMBackend", "LLMConnectionError", "LLMError", "LLMModel", "pick_demos"]
