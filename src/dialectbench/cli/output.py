@@ -18,7 +18,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-stderr = Console(stderr=True)
+# soft_wrap: messages are never re-flowed, so paths and names stay copy-pasteable in a pipe or a narrow
+# terminal (rich would otherwise wrap at 80 columns when stderr is not a terminal).
+stderr = Console(stderr=True, soft_wrap=True)
 
 
 class Format(str, Enum):
