@@ -6,6 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
+
+# One intra-op thread for every test: float reductions then sum in one order, so seeded training gives
+# the same weights on any machine, under any load and whatever a previous test set.
+torch.set_num_threads(1)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("DIALECTBENCH_SHARED_DATA", REPO.parent / "shared" / "data"))

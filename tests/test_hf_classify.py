@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
 from dialectbench.backends.hf import HFBackend, HFFittedModel, synthetic
 from dialectbench.backends.hf.tiny import make_tiny_model
 
-torch.set_num_threads(1)
 FAST = {"lr": 1e-3, "head_lr": 1e-3, "batch_size": 16, "epochs": 12, "patience": 3}
 
 

@@ -21,8 +21,6 @@ from dialectbench.backends.hf import backend as backend_mod
 from dialectbench.backends.hf.tiny import make_tiny_model
 from dialectbench.data.examples import TextExample
 
-torch.set_num_threads(1)
-
 
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):

@@ -7,12 +7,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
-import torch
 
 from dialectbench.backends.hf import HFBackend
 from dialectbench.data.examples import TextExample
 
-torch.set_num_threads(1)
 TEMPLATES = ("I talked about {} yesterday.", "My friend really likes {}.", "There was a story about {} on TV.",
              "We spent the afternoon on {}.", "Everyone was discussing {} at work.")
 TRAIN = {"sports": ("football", "tennis", "basketball", "golf", "hockey", "swimming"),

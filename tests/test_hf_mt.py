@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
 from dialectbench.backends.hf import HFBackend, HFModelError, nllb_code, synthetic
 from dialectbench.backends.hf.tiny import make_tiny_model
-
-torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="module")

@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 from typer.testing import CliRunner
 
 from dialectbench.backends.hf import synthetic
 from dialectbench.backends.hf.tiny import make_tiny_model
 from dialectbench.cli.main import app
 
-torch.set_num_threads(1)
 ENCODER_TASKS = "pos,dep,ner,tc,nli,sa,mrc,eqa"
 
 

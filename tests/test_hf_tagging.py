@@ -8,13 +8,11 @@ to find "the closest verb on the left" over word (not sub-token) positions.
 from __future__ import annotations
 
 import pytest
-import torch
 
 from dialectbench.backends.hf import HFBackend, synthetic
 from dialectbench.backends.hf.heads import first_subtokens
 from dialectbench.backends.hf.tiny import make_tiny_model
 
-torch.set_num_threads(1)
 FAST = {"lr": 1e-3, "head_lr": 1e-3, "batch_size": 16, "epochs": 8, "patience": 2}
 
 

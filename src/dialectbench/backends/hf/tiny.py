@@ -7,26 +7,64 @@ benchmarks). `make_tiny_model(folder, "bert", corpus)` saves a folder `hf:<folde
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
 KINDS = ("bert", "xlmr", "t5", "marian")
 
 
-def _wordpiece(corpus: list[str], vocab_size: int):
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+def _ranked_pieces(corpus: list[str], split, cont: str = "", sizes=(2, 3)) -> list[str]:
+    """Sub-word pieces (character n-grams) by frequency, ties alphabetical: the same list in every
+    process. Word-initial pieces are kept as they are; later ones get the prefix `cont` (WordPiece's ##)."""
+    counts: Counter[str] = Counter()
+    for line in corpus:
+        for w, _ in split(line):
+            for k in sizes:
+                counts.update(w[i:i + k] if i == 0 else cont + w[i:i + k] for i in range(len(w) - k + 1))
+    return [p for p, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
+
+def _chars(corpus: list[str], split) -> list[str]:
+    return sorted({c for line in corpus for w, _ in split(line) for c in w})
+
+
+def _wordpiece(corpus: list[str], vocab_size: int):
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+
+    # The vocabulary is built here, not by WordPieceTrainer: the trainer breaks frequency ties in hash
+    # order, so its vocabulary (and every model trained on top) changed from one process to the next.
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    pre = pre_tokenizers.BertPreTokenizer()
+    chars = _chars(corpus, pre.pre_tokenize_str)
+    pieces = specials + chars + ["##" + c for c in chars]
+    pieces += _ranked_pieces(corpus, pre.pre_tokenize_str, "##")[:max(0, vocab_size - len(pieces))]
+    tok = Tokenizer(models.WordPiece({p: i for i, p in enumerate(pieces)}, unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=False)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.train_from_iterator(corpus, trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials))
+    tok.pre_tokenizer = pre
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
     tok.decoder = decoders.WordPiece()
     return tok, {"unk_token": "[UNK]", "pad_token": "[PAD]", "cls_token": "[CLS]", "sep_token": "[SEP]",
                  "mask_token": "[MASK]"}
+
+
+def _unigram(corpus: list[str], vocab_size: int, specials: list[str]):
+    """A Metaspace Unigram tokenizer with a vocabulary built deterministically (UnigramTrainer, like the
+    WordPiece trainer, is not reproducible across processes): every character, then frequent n-grams."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    pre = pre_tokenizers.Metaspace()
+    chars = _chars(corpus, pre.pre_tokenize_str)
+    ngrams = [p for p in _ranked_pieces(corpus, pre.pre_tokenize_str) if p not in chars]
+    pieces = chars + ngrams[:max(0, vocab_size - len(specials) - len(chars))]
+    # rarer pieces score lower; any piece scores above two characters, so n-grams win over letters
+    vocab = [(s, 0.0) for s in specials] + [(p, -1.0 - 0.01 * i) for i, p in enumerate(pieces)]
+    tok = Tokenizer(models.Unigram(vocab, unk_id=specials.index("<unk>")))
+    tok.pre_tokenizer = pre
+    tok.decoder = decoders.Metaspace()
+    return tok
 
 
 def _metaspace(model, trainer, corpus: list[str]):
@@ -40,11 +78,10 @@ def _metaspace(model, trainer, corpus: list[str]):
 
 
 def _unigram_xlmr(corpus: list[str], vocab_size: int):
-    from tokenizers import models, processors, trainers
+    from tokenizers import processors
 
     specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
-    tok = _metaspace(models.Unigram(), trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=specials,
-                                                               unk_token="<unk>"), corpus)
+    tok = _unigram(corpus, vocab_size, specials)
     s, e = tok.token_to_id("<s>"), tok.token_to_id("</s>")
     tok.post_processor = processors.TemplateProcessing(
         single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=[("<s>", s), ("</s>", e)])
@@ -56,12 +93,11 @@ def _seq2seq_tokenizer(corpus: list[str], vocab_size: int, bpe: bool):
     from tokenizers import models, processors, trainers
 
     specials = ["<pad>", "</s>", "<unk>"]
-    if bpe:
+    if bpe:  # BpeTrainer breaks ties deterministically (checked across processes)
         tok = _metaspace(models.BPE(unk_token="<unk>"),
                          trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials), corpus)
     else:
-        tok = _metaspace(models.Unigram(), trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=specials,
-                                                                   unk_token="<unk>"), corpus)
+        tok = _unigram(corpus, vocab_size, specials)
     e = tok.token_to_id("</s>")
     tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B </s>",
                                                        special_tokens=[("</s>", e)])
