@@ -17,6 +17,13 @@ SHARED_DATA = Path(os.environ.get("DIALECTBENCH_SHARED_DATA", REPO.parent / "sha
 SEEDS = REPO.parent / "shared" / "seeds"
 
 
+@pytest.fixture(autouse=True)
+def pipe_width(monkeypatch):
+    """Every test sees the width rich uses in a pipe (80 columns), whatever terminal runs the suite;
+    tests about narrow terminals set their own."""
+    monkeypatch.setenv("COLUMNS", "80")
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """Root of the real public datasets (../shared/data); skips the test when absent."""
