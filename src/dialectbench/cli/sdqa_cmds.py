@@ -30,7 +30,8 @@ _SUBSET = typer.Option("common", "--subset", help="common (questions recorded in
 _MISSING = typer.Option("error", "--missing", help="Empty transcript of a recorded question: error (all deletions) or skip.")
 _CLIP = typer.Option(True, "--clip/--no-clip", help="Cap utterance WER at 1 in the benefit.")
 _TRANSCRIPTS = typer.Option(None, "--transcripts", help="CSV from `sdqa asr` to score alongside the released ones.")
-_VIEW = typer.Option("dialects", "--view", help="For csv/json: dialects | table2 | gender | age | unfairness | utterances (per-utterance WER and benefit).")
+_VIEW = typer.Option("dialects", "--view", help="For csv/json: dialects | table2 | gender | age | unfairness | "
+                     "table12 | metadata | paper | utterances (per-utterance WER and benefit, one row per ASR model).")
 _AUDIO_DIR = typer.Argument(..., help="Folder laid out as <lang>/<dialect>/**/<id>.wav.")
 _BACKEND = typer.Option("pocketsphinx", "--backend", "-b", help="pocketsphinx | whisper | transcripts.")
 _LANG = typer.Option(None, "--lang", help="Only this language folder (also Whisper's language).")
@@ -57,8 +58,47 @@ _GENERAL_LM = typer.Option(False, "--general-lm", help="PocketSphinx's bundled g
 _DEMO_VIEW = typer.Option("wer", "--view", help="For csv/json: wer | qa | unfairness | transcripts.")
 
 
+_WER_LANG = typer.Option("eng", "--lang", help="SD-QA language: eng, ara, ben, kor, swa, or all (every language "
+                         "present in --data-dir for --split).")
+_COMPARE = typer.Option(False, "--compare-paper", help="Also print seed 001 Table 2's cells beside ours (dev).")
+_WER_VIEWS = ("dialects", "table2", "gender", "age", "unfairness", "table12", "metadata", "paper", "utterances")
+
+
+def _wer_views(reps, opts) -> dict[str, list[dict]]:
+    """The csv/json views of `sdqa wer`, every row carrying its language (and the paper's dialect label)."""
+    from dialectbench.sdqa.dialects import label
+    from dialectbench.sdqa.languages import compare_table2, table12
+
+    def rows(frame, lang):
+        out = frame.to_dict("records")
+        for r in out:
+            r.setdefault("lang", lang)
+            if "dialect" in r and "label" not in r:
+                r["label"] = label(lang, r["dialect"])
+        return [{"lang": r["lang"], **{k: v for k, v in r.items() if k != "lang"}} for r in out]
+
+    views: dict[str, list[dict]] = {k: [] for k in _WER_VIEWS}
+    for rep in reps:
+        w = rep.wer
+        # one row per (dialect, ASR model): USA's en-US serves both English Table 2 rows, listed once
+        unique = {(r["dialect"], r["model"]): r for r in reversed(rows(w.dialects, rep.lang))}
+        views["dialects"] += [{"lang": r["lang"], "dialect": r["dialect"], "label": r["label"], "model": r["model"],
+                               "wer": r["wer"], "n": r["n"], "empty": r["empty"], "row": r["row"],
+                               "population": r["population"], "signature": opts.signature}
+                              for r in reversed(unique.values())]
+        views["table2"] += rows(w.table2, rep.lang)
+        views["gender"] += rows(w.gender, rep.lang)
+        views["age"] += rows(w.age, rep.lang)
+        views["unfairness"] += [{"lang": rep.lang, **r} for r in w.unfairness]
+        views["metadata"] += rep.metadata
+        views["utterances"] += rows(w.utterances, rep.lang)
+    views["table12"] = table12(reps, opts)
+    views["paper"] = compare_table2(reps).to_dict("records") if reps[0].corpus.source.find("dev") >= 0 else []
+    return views
+
+
 @sdqa_app.command("wer")
-def wer_cmd(data_dir: Path = DATA_DIR, lang: str = LANG, split: str = SPLIT,
+def wer_cmd(data_dir: Path = DATA_DIR, lang: str = _WER_LANG, split: str = SPLIT,
             model: list[str] = _MODEL,
             dialect: list[str] = DIALECT,
             normalize: str = _NORMALIZE,
@@ -67,44 +107,79 @@ def wer_cmd(data_dir: Path = DATA_DIR, lang: str = LANG, split: str = SPLIT,
             missing: str = _MISSING,
             clip: bool = _CLIP,
             transcripts: Path = _TRANSCRIPTS,
+            compare_paper: bool = _COMPARE,
             view: str = _VIEW,
             fmt: Format = FORMAT_OPTION) -> None:
-    """WER per dialect and ASR model (Table 2) with gender/age breakdowns and ASR unfairness."""
-    from dialectbench.sdqa import SDQAError, WerOptions, get_normalization, load_sdqa, wer_report
+    """WER per dialect and ASR model (Table 2; Table 9 for test) with gender/age breakdowns, metadata
+    issues and ASR unfairness (Tables 12-14, 16), for one language or all."""
+    from dialectbench.sdqa import SDQAError, WerOptions, get_normalization, wer_report
     from dialectbench.sdqa.corpus import add_transcript_rows
+    from dialectbench.sdqa.languages import LanguageReport, load_languages
+    from dialectbench.sdqa.metadata import audit_corpus
 
+    if view not in _WER_VIEWS:
+        fail(f"unknown --view {view!r}; choose from {', '.join(_WER_VIEWS)}")
     try:
-        corpus = load_sdqa(data_dir, lang, split)
-        if transcripts is not None:
-            corpus = add_transcript_rows(corpus, transcripts)
+        corpora, absent = load_languages(data_dir, lang, split)
+        if (transcripts or model or dialect) and len(corpora) > 1:
+            fail("--transcripts, --model and --dialect need a single --lang")
         opts = WerOptions(get_normalization(normalize), aggregation, subset, missing, clip)
-        report = wer_report(corpus, models=model or None, dialects=dialect or None, options=opts)
+        reps = []
+        for code, corpus in corpora.items():
+            if transcripts is not None:
+                corpus = add_transcript_rows(corpus, transcripts)
+            report = wer_report(corpus, models=model or None, dialects=dialect or None, options=opts)
+            root = Path(corpus.source).parent.parent.parent
+            reps.append(LanguageReport(code, corpus, report, audit_corpus(root, code, split, corpus.dialects)))
+        views = _wer_views(reps, opts)
     except (SDQAError, ValueError) as exc:
         fail(str(exc))
-    views = {"dialects": report.dialects.to_dict("records"), "table2": report.table2.to_dict("records"),
-             "gender": report.gender.to_dict("records"), "age": report.age.to_dict("records"),
-             "unfairness": report.unfairness, "utterances": report.utterances.to_dict("records")}
-    if view not in views:
-        fail(f"unknown --view {view!r}; choose from {', '.join(views)}")
+    if absent:
+        stderr.print(f"note: no {split} files for {', '.join(absent)} under {data_dir}; left out")
     if fmt != Format.table:
         rows = views[view]
-        if view == "dialects":
-            # one row per (dialect, ASR model): USA's en-US serves both Table 2 rows, listed once
-            unique = {(r["dialect"], r["model"]): r for r in reversed(rows)}
-            rows = [{"dialect": r["dialect"], "model": r["model"], "wer": r["wer"], "n": r["n"], "row": r["row"],
-                     "label": r["label"], "population": r["population"], "signature": opts.signature}
-                    for r in reversed(unique.values())]
-        emit([{k: _num(v) for k, v in r.items()} for r in rows], fmt,
-             columns=list(rows[0]) if rows else None)
+        cols = list(dict.fromkeys(k for r in rows for k in r)) if rows else None
+        emit([{k: _num(v) for k, v in r.items()} for r in rows], fmt, columns=cols)
         return
+    _print_wer_tables(reps, views, opts, split, fmt, compare_paper)
+
+
+def _print_wer_tables(reps, views, opts, split, fmt, compare_paper) -> None:
     from dialectbench.sdqa.wer import layout_breakdown, layout_table2, layout_unfairness
 
-    emit(layout_table2(report), fmt, title=f"WER % by dialect ({lang} {split}) [{opts.signature}]")
-    emit(layout_breakdown(report.gender, "gender"), fmt, title="WER % (utterances) by speaker gender")
-    emit(layout_breakdown(report.age, "age_group"), fmt, title="WER % (utterances) by speaker age group")
-    emit(layout_unfairness(report), fmt,
-         title="ASR unfairness: generalized entropy (alpha=2) of benefit 1 - WER; within:<dialect> = that "
-               "dialect's within-group contribution")
+    table = "Table 2" if split == "dev" else ("Table 9" if split == "test" else split)
+    for rep in reps:
+        lg = rep.lang
+        emit(layout_table2(rep.wer), fmt, title=f"WER % by dialect ({lg} {split}, {table} layout) "
+             f"[{opts.signature}]")
+        emit(layout_breakdown(_labelled(rep.wer.gender, lg), "gender"), fmt,
+             title=f"WER % (utterances) by speaker gender ({lg}, Table 13)")
+        emit(layout_breakdown(_labelled(rep.wer.age, lg), "age_group"), fmt,
+             title=f"WER % (utterances) by speaker age group ({lg}, Table 14)")
+        emit(layout_unfairness(rep.wer), fmt,
+             title=f"ASR unfairness ({lg}): generalized entropy (alpha=2) of benefit 1 - WER; within:<dialect> "
+                   "= that dialect's within-group contribution (Table 16)")
+        meta = [{**r, "dialect": _label(lg, r["dialect"])} for r in rep.metadata]
+        emit([{k: v for k, v in r.items() if k != "lang"} for r in meta], fmt,
+             title=f"Speaker metadata issues ({lg}): counted, their utterances in the group 'unknown'")
+    emit(_fmt5([{k: v for k, v in r.items() if k != "group"} for r in views["table12"]]), fmt,
+         title="ASR unfairness and average WER per language (Table 12; 'all' grouped by language)")
+    if compare_paper and views["paper"]:
+        rows = views["paper"]
+        ok = sum(bool(r["reproduces"]) for r in rows)
+        emit([{k: v for k, v in r.items() if k != "code"} for r in rows], fmt,
+             title=f"Seed 001 Table 2 vs ours: {ok} of {len(rows)} cells within 0.5 WER")
+
+
+def _label(lang: str, code: str) -> str:
+    from dialectbench.sdqa.dialects import label
+
+    return label(lang, code)
+
+
+def _labelled(frame, lang: str):
+    """A breakdown with the paper's dialect labels in place of folder codes (for display)."""
+    return frame.assign(dialect=[_label(lang, d) for d in frame["dialect"]])
 
 
 @sdqa_app.command("asr")
