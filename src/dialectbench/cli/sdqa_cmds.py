@@ -1,4 +1,4 @@
-"""`dialectbench sdqa asr|wer|qa|demo`: spoken dialectal QA (seed 001). Thin: every command calls
+"""`dialectbench sdqa asr|wer|qa|goldp|demo`: spoken dialectal QA (seed 001). Thin: every command calls
 `dialectbench.sdqa`."""
 
 from __future__ import annotations
@@ -250,6 +250,79 @@ def qa_cmd(tydi: str = _TYDI, data_dir: Path = _QA_DATA_DIR, lang: str = LANG, s
             emit(_fmt5(views[name]), fmt, title={"unfairness": "QA unfairness (generalized entropy of F1)",
                                                  "spearman": "Spearman rho, per-dialect WER vs F1",
                                                  "mixed": "Mixed model F1 ~ WER + (1 | dialect)"}[name])
+
+
+_GOLDP_DIR = typer.Option(..., "--data-dir", help="sd-qa-goldp folder (holding <split>/sdqa-<split>-<language>-"
+                          "<dialect>.json), its split folder, or its parent.")
+_GOLDP_SDQA = typer.Option(None, "--sdqa-dir", help="SD-QA transcripts (the sd-qa folder) for per-question WER "
+                           "and the Gold row; default: a sibling 'sd-qa' of --data-dir when present.")
+_GOLDP_BACKEND = typer.Option("baseline", "--backend", "-b", help="EQA model of ours: baseline or hf:<model>.")
+_GOLDP_TRAIN = typer.Option("demo", "--train", help="Reader training data: 'demo' (our small English set), 'none' "
+                            "(baseline's untrained heuristic) or a SQuAD JSON file.")
+_GOLDP_VIEW = typer.Option("f1", "--view", help="For csv/json: f1 | unfairness | spearman | mixed | questions.")
+_NO_MIXED = typer.Option(True, "--mixed/--no-mixed", help="Fit F1 ~ WER + (1 | dialect) per language (statsmodels).")
+
+
+def _goldp_train(train: str):
+    from dialectbench.sdqa import SDQAError
+
+    if train == "none":
+        return []
+    if train == "demo":
+        from dialectbench.sdqa.demo import demo_train
+
+        return demo_train()
+    from dialectbench.data.readers.squad import read_squad
+
+    p = Path(train)
+    if not p.is_file():
+        raise SDQAError(f"{p}: training file not found (or use --train demo / none)")
+    return list(read_squad(p))
+
+
+@sdqa_app.command("goldp")
+def goldp_cmd(data_dir: Path = _GOLDP_DIR, sdqa_dir: Path = _GOLDP_SDQA, lang: str = _WER_LANG,
+              split: str = SPLIT, backend: str = _GOLDP_BACKEND, train: str = _GOLDP_TRAIN,
+              mixed: bool = _NO_MIXED, view: str = _GOLDP_VIEW, fmt: Format = FORMAT_OPTION) -> None:
+    """SD-QA gold-passage QA on real transcripts: per-dialect minimal-answer F1 (Table 4 layout), QA
+    unfairness (Table 5), Spearman WER-F1 (Table 15) and the mixed model; empty questions counted."""
+    from dialectbench.backends import UnknownBackendError
+    from dialectbench.data.errors import DataError
+    from dialectbench.sdqa import SDQAError
+    from dialectbench.sdqa.goldp import Reader, run_goldp
+    from dialectbench.sdqa.languages import parse_langs
+
+    views = ("f1", "unfairness", "spearman", "mixed", "questions")
+    if view not in views:
+        fail(f"unknown --view {view!r}; choose from {', '.join(views)}")
+    if sdqa_dir is None:
+        for cand in (data_dir.parent / "sd-qa", data_dir / "sd-qa", data_dir.parent.parent / "sd-qa"):
+            if cand.is_dir():
+                sdqa_dir = cand
+                break
+    try:
+        reader = Reader(backend, _goldp_train(train))
+        stderr.print(f"note: scoring {lang} {split} with {reader.name} ...")
+        res = run_goldp(data_dir, sdqa_dir=sdqa_dir, langs=parse_langs(lang), split=split, reader=reader,
+                        mixed=mixed)
+    except (SDQAError, UnknownBackendError, DataError, ValueError) as exc:
+        fail(str(exc))
+    if sdqa_dir is None:
+        stderr.print("note: no SD-QA transcripts found (--sdqa-dir): no WER, no Gold row, no correlations")
+    out = {"f1": res.f1.to_dict("records"), "unfairness": res.unfairness, "spearman": res.spearman,
+           "mixed": res.mixed, "questions": res.questions.to_dict("records")}
+    if fmt != Format.table:
+        rows = out[view]
+        emit([{k: _num(v) for k, v in r.items()} for r in rows], fmt,
+             columns=list(dict.fromkeys(k for r in rows for k in r)) if rows else None)
+        return
+    emit([{k: v for k, v in r.items() if k != "dialect"} for r in out["f1"]], fmt,
+         title=f"Minimal-answer F1 % per dialect (SQuAD F1, {res.system}; gold = typed questions)")
+    emit(_fmt5(out["unfairness"]), fmt, title="QA unfairness: generalized entropy (alpha=2) of per-question "
+         "F1 (Table 5 layout; 'all' over every dialect scored)")
+    emit(_fmt5(out["spearman"]), fmt, title="Spearman rho of WER and F1 (Table 15 layout)")
+    if out["mixed"]:
+        emit(_fmt5(out["mixed"]), fmt, title="Mixed model F1 ~ WER + (1 | dialect) (statsmodels MixedLM)")
 
 
 @sdqa_app.command("demo")
