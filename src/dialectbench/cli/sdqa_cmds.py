@@ -80,12 +80,12 @@ def _wer_views(reps, opts) -> dict[str, list[dict]]:
     views: dict[str, list[dict]] = {k: [] for k in _WER_VIEWS}
     for rep in reps:
         w = rep.wer
-        # one row per (dialect, ASR model): USA's en-US serves both English Table 2 rows, listed once
-        unique = {(r["dialect"], r["model"]): r for r in reversed(rows(w.dialects, rep.lang))}
+        # one row per (Table 2 row, dialect): USA's en-US serves both English rows and is listed in each, so
+        # a reader of the CSV (report --sdqa) averages every row over all its dialects
         views["dialects"] += [{"lang": r["lang"], "dialect": r["dialect"], "label": r["label"], "model": r["model"],
                                "wer": r["wer"], "n": r["n"], "empty": r["empty"], "row": r["row"],
                                "population": r["population"], "signature": opts.signature}
-                              for r in reversed(unique.values())]
+                              for r in rows(w.dialects, rep.lang)]
         views["table2"] += rows(w.table2, rep.lang)
         views["gender"] += rows(w.gender, rep.lang)
         views["age"] += rows(w.age, rep.lang)

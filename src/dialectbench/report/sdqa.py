@@ -10,7 +10,7 @@ Inputs (CSV files or DataFrames):
   `gold` (typed questions) are listed but left out of the averages and correlations.
   `sdqa wer --lang all --view dialects --format csv` and `sdqa goldp --view f1 --format csv` write this.
 - per example (optional): columns `dialect` and `benefit` (F1 per question, or 1 - WER per utterance),
-  optional `lang` (one index per language) and `row`/`model` (several systems are refused, never pooled).
+  optional `lang` and `row`/`model`: one index per language and system, never pooled across systems.
 """
 
 from __future__ import annotations
@@ -126,10 +126,6 @@ def _unfairness(ex: pd.DataFrame) -> list[dict[str, Any]]:
     if not {"dialect", "benefit"} <= set(ex.columns):
         raise ReportInputError("SD-QA per-example benefits need columns 'dialect' and 'benefit'")
     system = next((c for c in ("row", "model") if c in ex.columns), None)
-    if system is not None and ex[system].nunique() > 1:
-        shown = ", ".join(map(str, list(dict.fromkeys(ex[system]))[:4]))
-        raise ReportInputError(f"SD-QA per-example benefits hold {ex[system].nunique()} systems in column "
-                               f"{system!r} ({shown}); one index must not pool them: keep one system's rows")
     ex = ex[ex["dialect"].astype(str) != "gold"].copy()
     ex["dialect"] = ex["dialect"].astype(str)
     if "lang" in ex.columns:
@@ -137,9 +133,12 @@ def _unfairness(ex: pd.DataFrame) -> list[dict[str, Any]]:
             ex.assign(dialect=ex["label"].astype(str))
     benefit = _numeric(ex.reset_index(drop=True), "benefit", "<sdqa examples>")
     ex = ex.reset_index(drop=True).assign(benefit=benefit)
-    parts = list(ex.groupby("lang", sort=False)) if "lang" in ex.columns else [("", ex)]
+    # one index per language and system (two ASR models are never pooled into one index)
+    keys = [c for c in ("lang", system) if c is not None and c in ex.columns]
+    parts = list(ex.groupby(keys, sort=False)) if keys else [("", ex)]
     out = []
-    for lang, g in parts:
+    for key, g in parts:
+        lang = " ".join(map(str, key if isinstance(key, tuple) else (key,)))
         ge = analysis.generalized_entropy(g["benefit"].to_numpy(dtype=float), g["dialect"].to_numpy())
         out.append({"lang": lang, "total": ge.total, "within": ge.within, "between": ge.between,
                     "alpha": ge.alpha, "components": ge.components})
