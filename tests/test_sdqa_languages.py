@@ -235,9 +235,9 @@ def test_goldp_bad_question_id_is_named(tmp_path):
 # ---- report --sdqa with labels for every language
 
 def test_report_sdqa_uses_paper_labels_and_packaged_populations(tmp_path):
-    from dialectbench.report.sdqa import load_sdqa_results, sdqa_layout
-
     import pandas as pd
+
+    from dialectbench.report.sdqa import load_sdqa_results, sdqa_layout
 
     df = pd.DataFrame({"lang": ["eng", "eng", "kor", "kor"], "dialect": ["gbr", "usa", "korn", "kors"],
                        "wer": [10.0, 8.0, 28.0, 25.0], "f1": [40.0, 42.0, 30.0, 33.0]})
