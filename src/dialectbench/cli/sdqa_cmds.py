@@ -156,12 +156,19 @@ def _print_wer_tables(reps, views, opts, split, fmt, compare_paper) -> None:
              title=f"WER % (utterances) by speaker gender ({lg}, Table 13)")
         emit(layout_breakdown(_labelled(rep.wer.age, lg), "age_group"), fmt,
              title=f"WER % (utterances) by speaker age group ({lg}, Table 14)")
-        emit(layout_unfairness(rep.wer), fmt,
+        unfair = [{**r, "component": (f"within:{_label(lg, r['component'][7:])}"
+                                      if r["component"].startswith("within:") else r["component"])}
+                  for r in layout_unfairness(rep.wer)]
+        emit(unfair, fmt,
              title=f"ASR unfairness ({lg}): generalized entropy (alpha=2) of benefit 1 - WER; within:<dialect> "
                    "= that dialect's within-group contribution (Table 16)")
-        meta = [{**r, "dialect": _label(lg, r["dialect"])} for r in rep.metadata]
-        emit([{k: v for k, v in r.items() if k != "lang"} for r in meta], fmt,
-             title=f"Speaker metadata issues ({lg}): counted, their utterances in the group 'unknown'")
+        short = {"dialect": "dialect", "recordings": "recs", "questions": "qs", "recorded_twice": "twice",
+                 "age_missing": "age na", "age_invalid": "age bad", "gender_missing": "gender na",
+                 "conflicting": "conflict", "invalid_examples": "bad ages"}
+        meta = [{short[k]: (_label(lg, v) if k == "dialect" else v) for k, v in r.items() if k in short}
+                for r in rep.metadata]
+        emit(meta, fmt, title=f"Speaker metadata issues ({lg}): counted; their utterances form the group "
+             "'unknown' (twice = recorded more than once; conflict = recordings disagree on gender/age)")
     emit(_fmt5([{k: v for k, v in r.items() if k != "group"} for r in views["table12"]]), fmt,
          title="ASR unfairness and average WER per language (Table 12; 'all' grouped by language)")
     if compare_paper and views["paper"]:
