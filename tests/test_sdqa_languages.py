@@ -319,3 +319,39 @@ def test_arabic_gender_breakdown_reproduces_table_13(all_reports):
         for gender, (wer, n) in zip(("female", "male"), cells):
             assert ara.loc[(dialect, gender), "n"] == n, (dialect, gender)
             assert ara.loc[(dialect, gender), "wer"] == pytest.approx(wer, abs=0.15), (dialect, gender)
+
+
+def test_cli_compare_paper_korean(shared_data):
+    res = CliRunner().invoke(app, ["sdqa", "wer", "--data-dir", str(shared_data / "sd-qa"), "--lang", "kor",
+                                   "--compare-paper"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    assert "2 of 2 cells within 0.5 WER" in res.stdout and "KOR-SE" in res.stdout and "kors" not in res.stdout
+    js = CliRunner().invoke(app, ["sdqa", "wer", "--data-dir", str(shared_data / "sd-qa"), "--lang", "kor",
+                                  "--view", "paper", "--format", "json"])
+    rows = json.loads(js.stdout)
+    assert {(r["label"], r["paper"]) for r in rows} == {("KOR-C", 27.95), ("KOR-SE", 24.63)}
+
+
+def test_goldp_real_files_and_their_54_empty_questions(shared_data):
+    from dialectbench.sdqa.goldp import is_empty_question, read_goldp
+
+    sets = read_goldp(shared_data / "sd-qa-goldp", ["eng", "ara", "ben", "kor", "swa"])
+    assert len(sets) == 24
+    empty = {(s.lang, s.dialect): sum(is_empty_question(e.question) for e in s.examples) for s in sets}
+    assert sum(empty.values()) == 54
+    assert empty[("ara", "dza")] == 19 and empty[("swa", "tanzania")] == 17 and empty[("eng", "kenya")] == 13
+
+
+def test_cli_goldp_flags_a_reader_that_barely_answers(tmp_path):
+    write_layout(tmp_path / "sd-qa", "kor")
+    ctx = "샤를 드골은 프랑스의 제1대 대통령이다. 그는 1890년에 태어났다."
+    _goldp(tmp_path, "korean", "korn", [("1", "프랑스의 대통령은 누구인가요?", ctx, "샤를 드골")])
+    _goldp(tmp_path, "korean", "kors", [("1", "?", ctx, "샤를 드골")])
+    res = CliRunner().invoke(app, ["sdqa", "goldp", "--data-dir", str(tmp_path / "sd-qa-goldp"), "--lang", "kor",
+                                   "--train", "none", "--no-mixed", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["dialect"]: r for r in json.loads(res.stdout)}
+    assert rows["kors"]["empty_questions"] == 1 and rows["kors"]["label"] == "KOR-SE" and "gold" in rows
+    assert ("measure noise" in res.stderr) == (rows["gold"]["f1"] < 10)  # flagged exactly when weak
+    bad = CliRunner().invoke(app, ["sdqa", "goldp", "--data-dir", str(tmp_path), "--lang", "kor", "--view", "nope"])
+    assert bad.exit_code != 0 and "nope" in bad.stderr

@@ -64,7 +64,7 @@ _COMPARE = typer.Option(False, "--compare-paper", help="Also print seed 001 Tabl
 _WER_VIEWS = ("dialects", "table2", "gender", "age", "unfairness", "table12", "metadata", "paper", "utterances")
 
 
-def _wer_views(reps, opts) -> dict[str, list[dict]]:
+def _wer_views(reps, opts, split: str) -> dict[str, list[dict]]:
     """The csv/json views of `sdqa wer`, every row carrying its language (and the paper's dialect label)."""
     from dialectbench.sdqa.dialects import label
     from dialectbench.sdqa.languages import compare_table2, table12
@@ -93,7 +93,7 @@ def _wer_views(reps, opts) -> dict[str, list[dict]]:
         views["metadata"] += rep.metadata
         views["utterances"] += rows(w.utterances, rep.lang)
     views["table12"] = table12(reps, opts)
-    views["paper"] = compare_table2(reps).to_dict("records") if reps[0].corpus.source.find("dev") >= 0 else []
+    views["paper"] = compare_table2(reps).to_dict("records") if split == "dev" else []  # Table 2 is dev
     return views
 
 
@@ -131,7 +131,7 @@ def wer_cmd(data_dir: Path = DATA_DIR, lang: str = _WER_LANG, split: str = SPLIT
             report = wer_report(corpus, models=model or None, dialects=dialect or None, options=opts)
             root = Path(corpus.source).parent.parent.parent
             reps.append(LanguageReport(code, corpus, report, audit_corpus(root, code, split, corpus.dialects)))
-        views = _wer_views(reps, opts)
+        views = _wer_views(reps, opts, split)
     except (SDQAError, ValueError) as exc:
         fail(str(exc))
     if absent:
@@ -270,6 +270,9 @@ _GOLDP_VIEW = typer.Option("f1", "--view", help="For csv/json: f1 | unfairness |
 _NO_MIXED = typer.Option(True, "--mixed/--no-mixed", help="Fit F1 ~ WER + (1 | dialect) per language (statsmodels).")
 
 
+WEAK_F1 = 10.0  # gold-question F1 (%) under which a reader's downstream figures are flagged as noise
+
+
 def _goldp_train(train: str):
     from dialectbench.sdqa import SDQAError
 
@@ -316,6 +319,13 @@ def goldp_cmd(data_dir: Path = _GOLDP_DIR, sdqa_dir: Path = _GOLDP_SDQA, lang: s
         fail(str(exc))
     if sdqa_dir is None:
         stderr.print("note: no SD-QA transcripts found (--sdqa-dir): no WER, no Gold row, no correlations")
+    gold = res.f1[res.f1["dialect"] == "gold"]
+    weak = gold[gold["f1"] < WEAK_F1]
+    if not weak.empty:  # trust before breadth: near-zero F1 makes the unfairness and correlations noise
+        shown = ", ".join(f"{r.lang} {r.f1:.1f}" for r in weak.itertuples())
+        stderr.print(f"warning: {res.system} answers the typed (gold) questions with F1 below {WEAK_F1:g}% "
+                     f"({shown}): its unfairness and WER-F1 correlations measure noise, not dialect effects; "
+                     "use a trained reader (--train FILE, or --backend hf:<QA model>)")
     out = {"f1": res.f1.to_dict("records"), "unfairness": res.unfairness, "spearman": res.spearman,
            "mixed": res.mixed, "questions": res.questions.to_dict("records")}
     if fmt != Format.table:
