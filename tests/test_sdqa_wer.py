@@ -123,9 +123,9 @@ def test_cli_csv_rows(shared_data):
                                    "--split", "dev", "--model", "localized", "--format", "csv"])
     assert res.exit_code == 0, res.output
     lines = res.stdout.strip().splitlines()
-    assert lines[0].startswith("dialect,model,wer,n")
-    rows = {ln.split(",")[0]: ln.split(",") for ln in lines[1:]}
-    assert rows["kenya"][1] == "en-KE" and float(rows["kenya"][2]) == pytest.approx(11.03, abs=0.1)
+    assert lines[0].startswith("lang,dialect,label,model,wer,n")
+    rows = {ln.split(",")[1]: ln.split(",") for ln in lines[1:]}
+    assert rows["kenya"][2:4] == ["KEN", "en-KE"] and float(rows["kenya"][4]) == pytest.approx(11.03, abs=0.1)
     assert len(rows) == 11
 
 

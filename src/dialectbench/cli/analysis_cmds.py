@@ -158,18 +158,42 @@ VALUES_ARGUMENT = typer.Argument(..., metavar="VALUES.csv", help="Per-example va
 GROUP_OPTION = typer.Option(..., "--group", "-g", help="Column holding each row's group (e.g. variety).")
 VALUE_OPTION = typer.Option(..., "--value", "-v", help="Column holding the benefit (e.g. F1, or 1 - WER).")
 ALPHA_OPTION = typer.Option(2.0, "--alpha", "-a", help="Inequality aversion; any value but 0 and 1.")
+BY_OPTION = typer.Option(None, "--by", help="One index per value of this column (e.g. model, lang); needed when "
+                         "the file holds several ASR/QA models, which are never pooled by accident.")
+# The column naming the system: `sdqa wer --view utterances` writes `row` (the Table 2 row: en-US, or
+# "localized", one hypothetical system whose concrete `model` differs by dialect) and `model`; other files
+# `model`. Two values there are two systems, whose benefits must not be pooled into one index.
+SYSTEM_COLUMNS = ("row", "model")
 
 
 def fairness_cmd(values: Path = VALUES_ARGUMENT, group: str = GROUP_OPTION, value: str = VALUE_OPTION,
-                 alpha: float = ALPHA_OPTION, fmt: Format = FORMAT_OPTION) -> None:
+                 alpha: float = ALPHA_OPTION, by: str | None = BY_OPTION, fmt: Format = FORMAT_OPTION) -> None:
     """Generalized entropy unfairness (seed 001 section 3): total = within-group + between-group, with each
     group's within and between components (seed 001 Tables 16-18)."""
-    from dialectbench import analysis
-
     if alpha in (0.0, 1.0) or not math.isfinite(alpha):
         fail(f"--alpha must be a finite number other than 0 and 1 (the index has log forms there), not {alpha}")
     df = _read_csv(values)
-    _require_columns(df, values, [group, value])
+    _require_columns(df, values, [group, value, *([by] if by else [])])
+    system = next((c for c in SYSTEM_COLUMNS if c in df.columns), None)
+    if by is None and system is not None and system != group:
+        for col in (system,):
+            if df[col].nunique() > 1:
+                shown = ", ".join(map(str, list(dict.fromkeys(df[col]))[:4]))
+                fail(f"{values}: column {col!r} holds {df[col].nunique()} systems ({shown}); their benefits "
+                     f"would be pooled into one index. Pass --by {col} (one index each) or filter the file")
+    if by is not None:
+        rows: list[dict[str, Any]] = []
+        for key, part in df.groupby(by, sort=False):
+            rows += [{by: key, **r} for r in _fairness_table(part.reset_index(drop=True), values, group, value,
+                                                              alpha)]
+        _emit_fairness(rows, fmt, alpha, value, group, columns=(by, *FAIRNESS_COLUMNS))
+        return
+    _emit_fairness(_fairness_table(df, values, group, value, alpha), fmt, alpha, value, group)
+
+
+def _fairness_table(df: pd.DataFrame, values: Path, group: str, value: str, alpha: float) -> list[dict[str, Any]]:
+    from dialectbench import analysis
+
     benefits = _numbers(df, value, values)
     groups = df[group].fillna("").astype(str).str.strip()
     empty = groups == ""
@@ -179,12 +203,16 @@ def fairness_cmd(values: Path = VALUES_ARGUMENT, group: str = GROUP_OPTION, valu
         result = analysis.generalized_entropy(benefits.to_numpy(), groups.to_numpy(), alpha=alpha)
     except ValueError as exc:
         fail(f"{values}: {exc}")
-    rows = _fairness_rows(result, benefits)
+    return _fairness_rows(result, benefits)
+
+
+def _emit_fairness(rows: list[dict[str, Any]], fmt: Format, alpha: float, value: str, group: str,
+                   columns: tuple[str, ...] = ()) -> None:
     if fmt == Format.table:  # the indices are small (seed 001 prints 5 decimals); the table's default is 2
         rows = [{k: f"{v:.5f}" if isinstance(v, float) and k != "alpha" else v
                  for k, v in r.items()} for r in rows]
     emit(rows, fmt, title=f"Generalized entropy (alpha={alpha:g}) of {value!r} "
-         f"by {group!r}", columns=FAIRNESS_COLUMNS)
+         f"by {group!r}", columns=columns or FAIRNESS_COLUMNS)
 
 
 FAIRNESS_COLUMNS = ("group", "n", "mean", "total", "within", "between", "ge", "weight", "alpha")

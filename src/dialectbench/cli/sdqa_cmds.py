@@ -1,4 +1,4 @@
-"""`dialectbench sdqa asr|wer|qa|demo`: spoken dialectal QA (seed 001). Thin: every command calls
+"""`dialectbench sdqa asr|wer|qa|goldp|demo`: spoken dialectal QA (seed 001). Thin: every command calls
 `dialectbench.sdqa`."""
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ _SUBSET = typer.Option("common", "--subset", help="common (questions recorded in
 _MISSING = typer.Option("error", "--missing", help="Empty transcript of a recorded question: error (all deletions) or skip.")
 _CLIP = typer.Option(True, "--clip/--no-clip", help="Cap utterance WER at 1 in the benefit.")
 _TRANSCRIPTS = typer.Option(None, "--transcripts", help="CSV from `sdqa asr` to score alongside the released ones.")
-_VIEW = typer.Option("dialects", "--view", help="For csv/json: dialects | table2 | gender | age | unfairness | utterances (per-utterance WER and benefit).")
+_VIEW = typer.Option("dialects", "--view", help="For csv/json: dialects | table2 | gender | age | unfairness | "
+                     "table12 | metadata | paper | utterances (per-utterance WER and benefit, one row per ASR model).")
 _AUDIO_DIR = typer.Argument(..., help="Folder laid out as <lang>/<dialect>/**/<id>.wav.")
 _BACKEND = typer.Option("pocketsphinx", "--backend", "-b", help="pocketsphinx | whisper | transcripts.")
 _LANG = typer.Option(None, "--lang", help="Only this language folder (also Whisper's language).")
@@ -57,8 +58,47 @@ _GENERAL_LM = typer.Option(False, "--general-lm", help="PocketSphinx's bundled g
 _DEMO_VIEW = typer.Option("wer", "--view", help="For csv/json: wer | qa | unfairness | transcripts.")
 
 
+_WER_LANG = typer.Option("eng", "--lang", help="SD-QA language: eng, ara, ben, kor, swa, or all (every language "
+                         "present in --data-dir for --split).")
+_COMPARE = typer.Option(False, "--compare-paper", help="Also print seed 001 Table 2's cells beside ours (dev).")
+_WER_VIEWS = ("dialects", "table2", "gender", "age", "unfairness", "table12", "metadata", "paper", "utterances")
+
+
+def _wer_views(reps, opts, split: str) -> dict[str, list[dict]]:
+    """The csv/json views of `sdqa wer`, every row carrying its language (and the paper's dialect label)."""
+    from dialectbench.sdqa.dialects import label
+    from dialectbench.sdqa.languages import compare_table2, table12
+
+    def rows(frame, lang):
+        out = frame.to_dict("records")
+        for r in out:
+            r.setdefault("lang", lang)
+            if "dialect" in r and "label" not in r:
+                r["label"] = label(lang, r["dialect"])
+        return [{"lang": r["lang"], **{k: v for k, v in r.items() if k != "lang"}} for r in out]
+
+    views: dict[str, list[dict]] = {k: [] for k in _WER_VIEWS}
+    for rep in reps:
+        w = rep.wer
+        # one row per (Table 2 row, dialect): USA's en-US serves both English rows and is listed in each, so
+        # a reader of the CSV (report --sdqa) averages every row over all its dialects
+        views["dialects"] += [{"lang": r["lang"], "dialect": r["dialect"], "label": r["label"], "model": r["model"],
+                               "wer": r["wer"], "n": r["n"], "empty": r["empty"], "row": r["row"],
+                               "population": r["population"], "signature": opts.signature}
+                              for r in rows(w.dialects, rep.lang)]
+        views["table2"] += rows(w.table2, rep.lang)
+        views["gender"] += rows(w.gender, rep.lang)
+        views["age"] += rows(w.age, rep.lang)
+        views["unfairness"] += [{"lang": rep.lang, **r} for r in w.unfairness]
+        views["metadata"] += rep.metadata
+        views["utterances"] += rows(w.utterances, rep.lang)
+    views["table12"] = table12(reps, opts)
+    views["paper"] = compare_table2(reps).to_dict("records") if split == "dev" else []  # Table 2 is dev
+    return views
+
+
 @sdqa_app.command("wer")
-def wer_cmd(data_dir: Path = DATA_DIR, lang: str = LANG, split: str = SPLIT,
+def wer_cmd(data_dir: Path = DATA_DIR, lang: str = _WER_LANG, split: str = SPLIT,
             model: list[str] = _MODEL,
             dialect: list[str] = DIALECT,
             normalize: str = _NORMALIZE,
@@ -67,44 +107,86 @@ def wer_cmd(data_dir: Path = DATA_DIR, lang: str = LANG, split: str = SPLIT,
             missing: str = _MISSING,
             clip: bool = _CLIP,
             transcripts: Path = _TRANSCRIPTS,
+            compare_paper: bool = _COMPARE,
             view: str = _VIEW,
             fmt: Format = FORMAT_OPTION) -> None:
-    """WER per dialect and ASR model (Table 2) with gender/age breakdowns and ASR unfairness."""
-    from dialectbench.sdqa import SDQAError, WerOptions, get_normalization, load_sdqa, wer_report
+    """WER per dialect and ASR model (Table 2; Table 9 for test) with gender/age breakdowns, metadata
+    issues and ASR unfairness (Tables 12-14, 16), for one language or all."""
+    from dialectbench.sdqa import SDQAError, WerOptions, get_normalization, wer_report
     from dialectbench.sdqa.corpus import add_transcript_rows
+    from dialectbench.sdqa.languages import LanguageReport, load_languages
+    from dialectbench.sdqa.metadata import audit_corpus
 
+    if view not in _WER_VIEWS:
+        fail(f"unknown --view {view!r}; choose from {', '.join(_WER_VIEWS)}")
     try:
-        corpus = load_sdqa(data_dir, lang, split)
-        if transcripts is not None:
-            corpus = add_transcript_rows(corpus, transcripts)
+        corpora, absent = load_languages(data_dir, lang, split)
+        if (transcripts or model or dialect) and len(corpora) > 1:
+            fail("--transcripts, --model and --dialect need a single --lang")
         opts = WerOptions(get_normalization(normalize), aggregation, subset, missing, clip)
-        report = wer_report(corpus, models=model or None, dialects=dialect or None, options=opts)
+        reps = []
+        for code, corpus in corpora.items():
+            if transcripts is not None:
+                corpus = add_transcript_rows(corpus, transcripts)
+            report = wer_report(corpus, models=model or None, dialects=dialect or None, options=opts)
+            root = Path(corpus.source).parent.parent.parent
+            reps.append(LanguageReport(code, corpus, report, audit_corpus(root, code, split, corpus.dialects)))
+        views = _wer_views(reps, opts, split)
     except (SDQAError, ValueError) as exc:
         fail(str(exc))
-    views = {"dialects": report.dialects.to_dict("records"), "table2": report.table2.to_dict("records"),
-             "gender": report.gender.to_dict("records"), "age": report.age.to_dict("records"),
-             "unfairness": report.unfairness, "utterances": report.utterances.to_dict("records")}
-    if view not in views:
-        fail(f"unknown --view {view!r}; choose from {', '.join(views)}")
+    if absent:
+        stderr.print(f"note: no {split} files for {', '.join(absent)} under {data_dir}; left out")
     if fmt != Format.table:
         rows = views[view]
-        if view == "dialects":
-            # one row per (dialect, ASR model): USA's en-US serves both Table 2 rows, listed once
-            unique = {(r["dialect"], r["model"]): r for r in reversed(rows)}
-            rows = [{"dialect": r["dialect"], "model": r["model"], "wer": r["wer"], "n": r["n"], "row": r["row"],
-                     "label": r["label"], "population": r["population"], "signature": opts.signature}
-                    for r in reversed(unique.values())]
-        emit([{k: _num(v) for k, v in r.items()} for r in rows], fmt,
-             columns=list(rows[0]) if rows else None)
+        cols = list(dict.fromkeys(k for r in rows for k in r)) if rows else None
+        emit([{k: _num(v) for k, v in r.items()} for r in rows], fmt, columns=cols)
         return
+    _print_wer_tables(reps, views, opts, split, fmt, compare_paper)
+
+
+def _print_wer_tables(reps, views, opts, split, fmt, compare_paper) -> None:
     from dialectbench.sdqa.wer import layout_breakdown, layout_table2, layout_unfairness
 
-    emit(layout_table2(report), fmt, title=f"WER % by dialect ({lang} {split}) [{opts.signature}]")
-    emit(layout_breakdown(report.gender, "gender"), fmt, title="WER % (utterances) by speaker gender")
-    emit(layout_breakdown(report.age, "age_group"), fmt, title="WER % (utterances) by speaker age group")
-    emit(layout_unfairness(report), fmt,
-         title="ASR unfairness: generalized entropy (alpha=2) of benefit 1 - WER; within:<dialect> = that "
-               "dialect's within-group contribution")
+    table = "Table 2" if split == "dev" else ("Table 9" if split == "test" else split)
+    for rep in reps:
+        lg = rep.lang
+        emit(layout_table2(rep.wer), fmt, title=f"WER % by dialect ({lg} {split}, {table} layout) "
+             f"[{opts.signature}]")
+        emit(layout_breakdown(_labelled(rep.wer.gender, lg), "gender"), fmt,
+             title=f"WER % (utterances) by speaker gender ({lg}, Table 13)")
+        emit(layout_breakdown(_labelled(rep.wer.age, lg), "age_group"), fmt,
+             title=f"WER % (utterances) by speaker age group ({lg}, Table 14)")
+        unfair = [{**r, "component": (f"within:{_label(lg, r['component'][7:])}"
+                                      if r["component"].startswith("within:") else r["component"])}
+                  for r in layout_unfairness(rep.wer)]
+        emit(unfair, fmt,
+             title=f"ASR unfairness ({lg}): generalized entropy (alpha=2) of benefit 1 - WER; within:<dialect> "
+                   "= that dialect's within-group contribution (Table 16)")
+        short = {"dialect": "dialect", "recordings": "recs", "questions": "qs", "recorded_twice": "twice",
+                 "age_missing": "age na", "age_invalid": "age bad", "gender_missing": "gender na",
+                 "conflicting": "conflict", "invalid_examples": "bad ages"}
+        meta = [{short[k]: (_label(lg, v) if k == "dialect" else v) for k, v in r.items() if k in short}
+                for r in rep.metadata]
+        emit(meta, fmt, title=f"Speaker metadata issues ({lg}): counted; their utterances form the group "
+             "'unknown' (twice = recorded more than once; conflict = recordings disagree on gender/age)")
+    emit(_fmt5([{k: v for k, v in r.items() if k != "group"} for r in views["table12"]]), fmt,
+         title="ASR unfairness and average WER per language (Table 12; 'all' grouped by language)")
+    if compare_paper and views["paper"]:
+        rows = views["paper"]
+        ok = sum(bool(r["reproduces"]) for r in rows)
+        emit([{k: v for k, v in r.items() if k != "code"} for r in rows], fmt,
+             title=f"Seed 001 Table 2 vs ours: {ok} of {len(rows)} cells within 0.5 WER")
+
+
+def _label(lang: str, code: str) -> str:
+    from dialectbench.sdqa.dialects import label
+
+    return label(lang, code)
+
+
+def _labelled(frame, lang: str):
+    """A breakdown with the paper's dialect labels in place of folder codes (for display)."""
+    return frame.assign(dialect=[_label(lang, d) for d in frame["dialect"]])
 
 
 @sdqa_app.command("asr")
@@ -175,6 +257,89 @@ def qa_cmd(tydi: str = _TYDI, data_dir: Path = _QA_DATA_DIR, lang: str = LANG, s
             emit(_fmt5(views[name]), fmt, title={"unfairness": "QA unfairness (generalized entropy of F1)",
                                                  "spearman": "Spearman rho, per-dialect WER vs F1",
                                                  "mixed": "Mixed model F1 ~ WER + (1 | dialect)"}[name])
+
+
+_GOLDP_DIR = typer.Option(..., "--data-dir", help="sd-qa-goldp folder (holding <split>/sdqa-<split>-<language>-"
+                          "<dialect>.json), its split folder, or its parent.")
+_GOLDP_SDQA = typer.Option(None, "--sdqa-dir", help="SD-QA transcripts (the sd-qa folder) for per-question WER "
+                           "and the Gold row; default: a sibling 'sd-qa' of --data-dir when present.")
+_GOLDP_BACKEND = typer.Option("baseline", "--backend", "-b", help="EQA model of ours: baseline or hf:<model>.")
+_GOLDP_TRAIN = typer.Option("demo", "--train", help="Reader training data: 'demo' (our small English set), 'none' "
+                            "(baseline's untrained heuristic) or a SQuAD JSON file.")
+_GOLDP_VIEW = typer.Option("f1", "--view", help="For csv/json: f1 | unfairness | spearman | mixed | questions.")
+_NO_MIXED = typer.Option(True, "--mixed/--no-mixed", help="Fit F1 ~ WER + (1 | dialect) per language (statsmodels).")
+
+
+WEAK_F1 = 10.0  # gold-question F1 (%) under which a reader's downstream figures are flagged as noise
+
+
+def _goldp_train(train: str):
+    from dialectbench.sdqa import SDQAError
+
+    if train == "none":
+        return []
+    if train == "demo":
+        from dialectbench.sdqa.demo import demo_train
+
+        return demo_train()
+    from dialectbench.data.readers.squad import read_squad
+
+    p = Path(train)
+    if not p.is_file():
+        raise SDQAError(f"{p}: training file not found (or use --train demo / none)")
+    return list(read_squad(p))
+
+
+@sdqa_app.command("goldp")
+def goldp_cmd(data_dir: Path = _GOLDP_DIR, sdqa_dir: Path = _GOLDP_SDQA, lang: str = _WER_LANG,
+              split: str = SPLIT, backend: str = _GOLDP_BACKEND, train: str = _GOLDP_TRAIN,
+              mixed: bool = _NO_MIXED, view: str = _GOLDP_VIEW, fmt: Format = FORMAT_OPTION) -> None:
+    """SD-QA gold-passage QA on real transcripts: per-dialect minimal-answer F1 (Table 4 layout), QA
+    unfairness (Table 5), Spearman WER-F1 (Table 15) and the mixed model; empty questions counted."""
+    from dialectbench.backends import UnknownBackendError
+    from dialectbench.data.errors import DataError
+    from dialectbench.sdqa import SDQAError
+    from dialectbench.sdqa.goldp import Reader, run_goldp
+    from dialectbench.sdqa.languages import parse_langs
+
+    views = ("f1", "unfairness", "spearman", "mixed", "questions")
+    if view not in views:
+        fail(f"unknown --view {view!r}; choose from {', '.join(views)}")
+    if sdqa_dir is None:
+        for cand in (data_dir.parent / "sd-qa", data_dir / "sd-qa", data_dir.parent.parent / "sd-qa"):
+            if cand.is_dir():
+                sdqa_dir = cand
+                break
+    try:
+        reader = Reader(backend, _goldp_train(train))
+        stderr.print(f"note: scoring {lang} {split} with {reader.name} ...")
+        res = run_goldp(data_dir, sdqa_dir=sdqa_dir, langs=parse_langs(lang), split=split, reader=reader,
+                        mixed=mixed)
+    except (SDQAError, UnknownBackendError, DataError, ValueError) as exc:
+        fail(str(exc))
+    if sdqa_dir is None:
+        stderr.print("note: no SD-QA transcripts found (--sdqa-dir): no WER, no Gold row, no correlations")
+    gold = res.f1[res.f1["dialect"] == "gold"]
+    weak = gold[gold["f1"] < WEAK_F1]
+    if not weak.empty:  # trust before breadth: near-zero F1 makes the unfairness and correlations noise
+        shown = ", ".join(f"{r.lang} {r.f1:.1f}" for r in weak.itertuples())
+        stderr.print(f"warning: {res.system} answers the typed (gold) questions with F1 below {WEAK_F1:g}% "
+                     f"({shown}): its unfairness and WER-F1 correlations measure noise, not dialect effects; "
+                     "use a trained reader (--train FILE, or --backend hf:<QA model>)")
+    out = {"f1": res.f1.to_dict("records"), "unfairness": res.unfairness, "spearman": res.spearman,
+           "mixed": res.mixed, "questions": res.questions.to_dict("records")}
+    if fmt != Format.table:
+        rows = out[view]
+        emit([{k: _num(v) for k, v in r.items()} for r in rows], fmt,
+             columns=list(dict.fromkeys(k for r in rows for k in r)) if rows else None)
+        return
+    emit([{k: v for k, v in r.items() if k != "dialect"} for r in out["f1"]], fmt,
+         title=f"Minimal-answer F1 % per dialect (SQuAD F1, {res.system}; gold = typed questions)")
+    emit(_fmt5(out["unfairness"]), fmt, title="QA unfairness: generalized entropy (alpha=2) of per-question "
+         "F1 (Table 5 layout; 'all' over every dialect scored)")
+    emit(_fmt5(out["spearman"]), fmt, title="Spearman rho of WER and F1 (Table 15 layout)")
+    if out["mixed"]:
+        emit(_fmt5(out["mixed"]), fmt, title="Mixed model F1 ~ WER + (1 | dialect) (statsmodels MixedLM)")
 
 
 @sdqa_app.command("demo")

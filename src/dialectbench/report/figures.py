@@ -210,6 +210,8 @@ def sdqa_scatter(sdqa: dict, out_dir: Path) -> dict[str, Path] | None:
     df = sdqa["dialects"]
     if not {"wer", "f1"} <= set(df.columns) or df[["wer", "f1"]].dropna().empty:
         return None
+    if "lang" in df.columns:  # one series per language and model; points carry the paper's labels
+        df = df.assign(model=df["lang"].astype(str) + " " + df["model"].astype(str))
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(6.5, 5.0))
         for k, (model, g) in enumerate(df.dropna(subset=["wer", "f1"]).groupby("model", sort=True)):

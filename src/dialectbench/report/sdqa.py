@@ -3,8 +3,14 @@ generalized-entropy unfairness of per-example benefits, and the WER-F1 scatter w
 
 Inputs (CSV files or DataFrames):
 - per dialect: columns `dialect` and at least one of `wer`, `f1` (percent); optional `model` (one table per
-  model; default "all") and `population` (speakers, for avg_pop);
-- per example (optional): columns `dialect` and `benefit` (F1 per question, or 1 - WER per utterance).
+  model; default "all"; `row` wins over it: `sdqa wer` writes the Table 2 row there, "localized" being one
+  system whose concrete model varies by dialect), `lang` (one summary per language and model) and
+  `population` (speakers, for avg_pop; for SD-QA dialects the packaged Ethnologue figures fill it in);
+  `label` (the paper's dialect label) replaces the folder code everywhere it is shown. Rows of the dialect
+  `gold` (typed questions) are listed but left out of the averages and correlations.
+  `sdqa wer --lang all --view dialects --format csv` and `sdqa goldp --view f1 --format csv` write this.
+- per example (optional): columns `dialect` and `benefit` (F1 per question, or 1 - WER per utterance),
+  optional `lang` and `row`/`model`: one index per language and system, never pooled across systems.
 """
 
 from __future__ import annotations
@@ -53,9 +59,12 @@ def load_sdqa_results(dialects: Any, examples: Any = None) -> dict[str, Any]:
                                f"found {', '.join(map(str, df.columns))}")
     for col in [*metrics, *(["population"] if "population" in df.columns else [])]:
         df[col] = _numeric(df, col, name)
+    if "row" in df.columns:
+        df["model"] = df["row"].astype(str)
     if "model" not in df.columns:
         df["model"] = "all"
     df["dialect"] = df["dialect"].astype(str)
+    df = _paper_labels(df)
     out: dict[str, Any] = {"dialects": df, "metrics": metrics, "summary": _summary(df, metrics),
                            "spearman": _spearman(df) if len(metrics) == 2 else None}
     if examples is not None:
@@ -63,9 +72,34 @@ def load_sdqa_results(dialects: Any, examples: Any = None) -> dict[str, Any]:
     return out
 
 
+def _paper_labels(df: pd.DataFrame) -> pd.DataFrame:
+    """Show the paper's dialect labels (SCO, not gbr) and fill SD-QA populations from the packaged table."""
+    from dialectbench.sdqa.dialects import dialect_info
+
+    if "lang" in df.columns:
+        df["lang"] = df["lang"].astype(str)
+        infos = [dialect_info(lg, d) for lg, d in zip(df["lang"], df["dialect"])]
+        if "label" not in df.columns:
+            df["label"] = [i.label if i else d for i, d in zip(infos, df["dialect"])]
+        if "population" not in df.columns:
+            df["population"] = [i.population * 1e6 if i else np.nan for i in infos]
+    if "label" in df.columns:
+        df["code"] = df["dialect"]
+        df["dialect"] = df["label"].fillna(df["code"]).astype(str)
+    return df
+
+
+def _series(df: pd.DataFrame) -> list[str]:
+    """Summaries are per (language, model) when a language column is present."""
+    return ["lang", "model"] if "lang" in df.columns else ["model"]
+
+
 def _summary(df: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
     rows = []
-    for model, g in df.groupby("model", sort=True):
+    df = df[df["dialect"] != "gold"]
+    for key, g in df.groupby(_series(df), sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        model = " ".join(map(str, key))
         pops = g["population"].tolist() if "population" in g.columns else [None] * len(g)
         for metric in metrics:
             vals = g[metric].to_numpy(dtype=float)
@@ -77,26 +111,46 @@ def _summary(df: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
 
 def _spearman(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
-    for model, g in df.groupby("model", sort=True):
+    df = df[df["dialect"] != "gold"].dropna(subset=["wer", "f1"])
+    for key, g in df.groupby(_series(df), sort=False):
+        model = " ".join(map(str, key if isinstance(key, tuple) else (key,)))
+        if len(g) < 2:
+            continue
         res = analysis.spearman(g["wer"].to_numpy(dtype=float), g["f1"].to_numpy(dtype=float))
         rows.append({"model": model, "rho": res.rho, "p_value": res.p_value, "n": res.n})
     return pd.DataFrame(rows)
 
 
-def _unfairness(ex: pd.DataFrame) -> dict[str, Any]:
+def _unfairness(ex: pd.DataFrame) -> list[dict[str, Any]]:
+    """One generalized-entropy decomposition per language (or one in all without `lang`)."""
     if not {"dialect", "benefit"} <= set(ex.columns):
         raise ReportInputError("SD-QA per-example benefits need columns 'dialect' and 'benefit'")
-    benefit = _numeric(ex, "benefit", "<sdqa examples>")
-    ge = analysis.generalized_entropy(benefit.to_numpy(dtype=float), ex["dialect"].astype(str).to_numpy())
-    return {"total": ge.total, "within": ge.within, "between": ge.between, "alpha": ge.alpha,
-            "components": ge.components}
+    system = next((c for c in ("row", "model") if c in ex.columns), None)
+    ex = ex[ex["dialect"].astype(str) != "gold"].copy()
+    ex["dialect"] = ex["dialect"].astype(str)
+    if "lang" in ex.columns:
+        ex = _paper_labels(ex.assign(lang=ex["lang"].astype(str))) if "label" not in ex.columns else \
+            ex.assign(dialect=ex["label"].astype(str))
+    benefit = _numeric(ex.reset_index(drop=True), "benefit", "<sdqa examples>")
+    ex = ex.reset_index(drop=True).assign(benefit=benefit)
+    # one index per language and system (two ASR models are never pooled into one index)
+    keys = [c for c in ("lang", system) if c is not None and c in ex.columns]
+    parts = list(ex.groupby(keys, sort=False)) if keys else [("", ex)]
+    out = []
+    for key, g in parts:
+        lang = " ".join(map(str, key if isinstance(key, tuple) else (key,)))
+        ge = analysis.generalized_entropy(g["benefit"].to_numpy(dtype=float), g["dialect"].to_numpy())
+        out.append({"lang": lang, "total": ge.total, "within": ge.within, "between": ge.between,
+                    "alpha": ge.alpha, "components": ge.components})
+    return out
 
 
 def sdqa_layout(sdqa: dict[str, Any]) -> list:
     from dialectbench.report.tables import Column, Table
 
     df, metrics = sdqa["dialects"], sdqa["metrics"]
-    cols = [Column("model", "Model"), Column("dialect", "Dialect")]
+    cols = [*([Column("lang", "Language")] if "lang" in df.columns else []), Column("model", "Model"),
+            Column("dialect", "Dialect")]
     cols += [Column(m, m.upper(), "num", 2) for m in metrics]
     if "population" in df.columns:
         cols.append(Column("population", "Population", "int"))
@@ -115,11 +169,15 @@ def sdqa_layout(sdqa: dict[str, Any]) -> list:
                              Column("p_value", "p", "num", 4), Column("n", "Dialects", "int")],
                             sdqa["spearman"].to_dict("records")))
     if sdqa.get("unfairness"):
-        u = sdqa["unfairness"]
-        rows = [{"group": "(all)", "within": u["within"], "between": u["between"], "total": u["total"]}]
-        rows += [{**r, "total": None} for r in u["components"].to_dict("records")]
-        tables.append(Table("sdqa_unfairness", f"SD-QA: generalized entropy (alpha={u['alpha']:g}) of the benefit",
-                            [Column("group", "Dialect"), Column("n", "n", "int"), Column("mean", "Mean", "num", 4),
+        rows = []
+        for u in sdqa["unfairness"]:
+            rows.append({"lang": u["lang"], "group": "(all)", "within": u["within"], "between": u["between"],
+                         "total": u["total"]})
+            rows += [{"lang": u["lang"], **r, "total": None} for r in u["components"].to_dict("records")]
+        lang_col = [Column("lang", "Language")] if any(u["lang"] for u in sdqa["unfairness"]) else []
+        alpha = sdqa["unfairness"][0]["alpha"]
+        tables.append(Table("sdqa_unfairness", f"SD-QA: generalized entropy (alpha={alpha:g}) of the benefit",
+                            [*lang_col, Column("group", "Dialect"), Column("n", "n", "int"), Column("mean", "Mean", "num", 4),
                              Column("within", "Within", "num", 5), Column("between", "Between", "num", 5),
                              Column("total", "Total", "num", 5)], rows, row_variety="group",
                             note="total = within + between; a dialect's between term is negative when its "

@@ -1,6 +1,7 @@
 """The SD-QA dialects (seed 001 Tables 1, 6, 7): the data's folder codes, the paper's labels, the
 country whose localized ASR model serves each dialect, and the Ethnologue populations (millions) used
-for the population-weighted average avg_pop."""
+for the population-weighted average avg_pop, read from the packaged `dialects.csv` (which names its
+source)."""
 
 from __future__ import annotations
 
@@ -26,32 +27,39 @@ class Dialect:
     lang: str        # SD-QA language code (eng, ara, ben, kor, swa)
     label: str       # the paper's column label (e.g. "SCO")
     country: str     # ISO 3166 alpha-2 of the localized ASR model's locale (e.g. "GB" -> en-GB)
-    population: float  # millions, seed 001 Table 7
+    population: float  # millions, seed 001 Table 7 (Ethnologue); see dialects.csv
+    region: str = ""   # the paper's region name (Table 7)
 
 
-_ROWS = [
-    # English
-    ("aus", "eng", "AUS", "AU", 25.36), ("ind_s", "eng", "IND-S", "IN", 39.41),
-    ("ind_n", "eng", "IND-N", "IN", 154.69), ("irl", "eng", "IRE", "IE", 4.904),
-    ("nzl", "eng", "NZL", "NZ", 4.917), ("nga", "eng", "NGA", "NG", 178.0),
-    ("phl", "eng", "PHI", "PH", 64.0), ("gbr", "eng", "SCO", "GB", 5.46),
-    ("zaf", "eng", "ZAF", "ZA", 58.56), ("kenya", "eng", "KEN", "KE", 52.6),
-    ("usa", "eng", "USA-SE", "US", 125.6),
-    # Arabic
-    ("dza", "ara", "DZA", "DZ", 29.0), ("bhr", "ara", "BHR", "BH", 1.0), ("egy", "ara", "EGY", "EG", 62.3),
-    ("jor", "ara", "JOR", "JO", 3.59), ("mar", "ara", "MAR", "MA", 24.8), ("sau", "ara", "SAU", "SA", 14.1),
-    ("tun", "ara", "TUN", "TN", 10.8),
-    # Bengali, Korean, Kiswahili
-    ("dhaka", "ben", "BGD", "BD", 163.0), ("ind", "ben", "IND", "IN", 80.0),
-    ("korn", "kor", "KOR-C", "KR", 47.0), ("kors", "kor", "KOR-SE", "KR", 2.8),
-    ("kenya", "swa", "KEN", "KE", 52.6), ("tanzania", "swa", "TZA", "TZ", 58.0),
-]
+def _load_rows() -> list[tuple]:
+    """The packaged dialect table (dialects.csv: labels, locales and Ethnologue populations with their
+    source in the file's header)."""
+    import csv
+    from importlib.resources import files
+
+    text = (files("dialectbench.sdqa") / "dialects.csv").read_text(encoding="utf-8")
+    rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
+    return [(r["code"], r["lang"], r["label"], r["country"], float(r["population_millions"]), r["region"])
+            for r in rows]
+
+
+_ROWS = _load_rows()
 DIALECTS: dict[tuple[str, str], Dialect] = {(r[1], r[0]): Dialect(*r) for r in _ROWS}
 
 # SD-QA language code -> (file stem of the released csv, ISO 639-1, language name)
 LANGUAGES = {"eng": ("english", "en", "english"), "ara": ("arabic", "ar", "arabic"),
              "ben": ("bengali", "bn", "bengali"), "kor": ("korean", "ko", "korean"),
              "swa": ("swahili", "sw", "swahili")}
+
+
+POPULATION_SOURCE = ("Faisal et al. (2021) SD-QA, Table 7 (from Ethnologue, Eberhard et al. 2019); "
+                     "packaged as dialectbench/sdqa/dialects.csv")
+
+
+def label(lang: str, code: str) -> str:
+    """The paper's label for a dialect folder (the folder code itself when the paper has none)."""
+    info = DIALECTS.get((lang, code))
+    return info.label if info else code
 
 
 def dialect_info(lang: str, code: str) -> Dialect | None:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from dialectbench.analysis import avg_pop, max_min
 from dialectbench.sdqa.corpus import SDQACorpus
-from dialectbench.sdqa.dialects import SDQAError, check_dialects, dialect_info
+from dialectbench.sdqa.dialects import DIALECTS, SDQAError, check_dialects, dialect_info
 from dialectbench.sdqa.fairness import ge_decomposition
 from dialectbench.sdqa.normalize import Normalization, word_edits
 
@@ -93,16 +93,19 @@ def utterances(corpus: SDQACorpus, *, models: Sequence[str] | None = None, diale
                 continue
             hyp = norm.words(text)
             edits = word_edits(ref, hyp)
-            rows.append((row_model, asr, q.dialect, q.example_id, edits, len(ref), edits / max(len(ref), 1),
-                         not text, q.speaker_gender, _age_group(q.speaker_age), q.speaker_id))
-    cols = ["row", "model", "dialect", "example_id", "edits", "ref_words", "wer", "empty", "gender", "age_group",
+            rows.append((corpus.lang, row_model, asr, q.dialect, q.example_id, edits, len(ref), edits / max(len(ref), 1),
+                         not text, q.speaker_gender or UNKNOWN, _age_group(q.speaker_age), q.speaker_id))
+    cols = ["lang", "row", "model", "dialect", "example_id", "edits", "ref_words", "wer", "empty", "gender", "age_group",
             "speaker"]
     return pd.DataFrame(rows, columns=cols)
 
 
-def _age_group(age: str | None) -> str | None:
+UNKNOWN = "unknown"
+
+
+def _age_group(age: str | None) -> str:
     if age is None or not str(age).isdigit():
-        return None
+        return UNKNOWN
     a = int(age)
     return next(label for lo, hi, label in AGE_GROUPS if lo <= a <= hi)
 
@@ -119,13 +122,25 @@ def aggregate(utt: pd.DataFrame, by: Sequence[str], aggregation: str = "corpus")
     return pd.DataFrame({"wer": 100 * wer, "n": g.size()}).reset_index()
 
 
+def paper_order(lang: str, dialects) -> list[str]:
+    """Dialect codes in the paper's column order (Table 2's, as in dialects.csv); others after, as given."""
+    known = [code for (lg, code) in DIALECTS if lg == lang]
+    return sorted(dialects, key=lambda d: (known.index(d) if d in known else len(known)))
+
+
 def dialect_table(corpus: SDQACorpus, utt: pd.DataFrame, aggregation: str = "corpus") -> pd.DataFrame:
-    """One row per (row model, dialect): concrete model, WER %, n, paper label."""
+    """One row per (row model, dialect), dialects in the paper's order: concrete model, WER %, n, paper
+    label, population (millions) and the number of empty transcripts scored as all deletions."""
+    order = paper_order(corpus.lang, list(dict.fromkeys(utt["dialect"])))
+    utt = utt.assign(_o=utt["dialect"].map(order.index)).sort_values("_o", kind="stable")
     t = aggregate(utt, ["row", "model", "dialect"], aggregation)
+    t = t.merge(utt.groupby(["row", "model", "dialect"])["empty"].sum().rename("empty").reset_index(),
+                on=["row", "model", "dialect"])
     infos = [dialect_info(corpus.lang, d) for d in t["dialect"]]
     t["label"] = [i.label if i else d for i, d in zip(infos, t["dialect"])]
     t["population"] = [i.population if i else None for i in infos]  # millions, seed 001 Table 7
-    return t[["row", "dialect", "label", "model", "wer", "n", "population"]]
+    t["lang"] = corpus.lang
+    return t[["lang", "row", "dialect", "label", "model", "wer", "n", "empty", "population"]]
 
 
 def table2(corpus: SDQACorpus, dialects_t: pd.DataFrame) -> pd.DataFrame:
@@ -143,11 +158,12 @@ def table2(corpus: SDQACorpus, dialects_t: pd.DataFrame) -> pd.DataFrame:
 
 
 def breakdown(utt: pd.DataFrame, attribute: str, aggregation: str = "corpus") -> pd.DataFrame:
-    """WER and support by speaker gender or age group (Tables 13-14); unknown values are left out."""
+    """WER and support by speaker gender or age group (Tables 13-14). Utterances whose speaker field is
+    missing, "na", an impossible age (2021) or contradicted by a second recording form the group
+    "unknown" (the paper's "unspecified" stays as written): every utterance is in one group, none dropped."""
     if attribute not in ("gender", "age_group"):
         raise SDQAError(f"breakdown attribute must be gender or age_group, not {attribute!r}")
-    known = utt[utt[attribute].notna() & (utt[attribute] != "unspecified")]
-    return aggregate(known, ["row", "dialect", attribute], aggregation)
+    return aggregate(utt, ["row", "dialect", attribute], aggregation)
 
 
 def own_model_dialects(corpus: SDQACorpus) -> list[str]:
@@ -189,6 +205,10 @@ class WerReport:
 
 def wer_report(corpus: SDQACorpus, *, models: Sequence[str] | None = None, dialects: Sequence[str] | None = None,
                options: WerOptions = WerOptions()) -> WerReport:
+    try:
+        options.normalization.check_language(corpus.lang)
+    except ValueError as exc:
+        raise SDQAError(str(exc)) from None
     utt = utterances(corpus, models=models, dialects=dialects, options=options)
     if utt.empty:
         raise SDQAError("no utterances to score (check --model/--dialect and that transcripts are present)")
@@ -204,7 +224,7 @@ def layout_table2(report: WerReport) -> list[dict]:
     """Table 2 turned for narrow terminals: one row per dialect (and avg_L, avg_pop, max-min), a column
     per model row."""
     t = report.table2.set_index("model")
-    return [{"dialect": col, **{m: t.at[m, col] for m in t.index}} for col in t.columns]
+    return [{"dialect": col, **{m: t.at[m, col] for m in t.index}} for col in t.columns if col != "lang"]
 
 
 def layout_breakdown(frame: pd.DataFrame, attribute: str) -> list[dict]:
