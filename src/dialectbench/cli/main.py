@@ -6,6 +6,7 @@ import typer
 
 from dialectbench import __version__
 from dialectbench.cli import analysis_cmds, data_cmds, registry_cmds, report_cmds, run_cmds, sdqa_cmds
+from dialectbench.cli import plan_cmds  # issue 14: `dialectbench plan --estimate`
 
 app = typer.Typer(
     name="dialectbench",
@@ -29,7 +30,7 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     """dialectbench command line."""
 
 
-for module in (registry_cmds, analysis_cmds, data_cmds, run_cmds, report_cmds, sdqa_cmds):
+for module in (registry_cmds, analysis_cmds, data_cmds, run_cmds, plan_cmds, report_cmds, sdqa_cmds):
     module.register(app)
 
 if __name__ == "__main__":

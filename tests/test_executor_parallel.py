@@ -1,0 +1,83 @@
+"""The local multi-core executor: independent groups in worker processes give the same stored scores as
+one process; a worker that dies fails only its group's jobs, with the reason; --executor options."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from runner_fakes import FakeBackend, FakeSource
+from typer.testing import CliRunner
+
+from dialectbench.cli.main import app
+from dialectbench.runner import InProcessExecutor, Store, run
+from dialectbench.runner.executor import ProcessExecutor, make_executor
+
+
+def _scores(store) -> list[tuple]:
+    with Store(store) as db:
+        return sorted((r["task"], r["variety"], r["setting"], r["train_on"], r["metric"], r["score"], r["n"])
+                      for r in db.scores())
+
+
+def _run(store, executor, backend=None) -> Any:
+    return run(store=store, source=FakeSource(), backend=backend or FakeBackend(0.0), tasks=["tc", "pos"],
+               executor=executor)
+
+
+class DiesOnPos(FakeBackend):
+    """Kills its worker process while fitting a POS tagger (a segfault or OOM kill, as far as the pool
+    can tell); text classification fits normally."""
+
+    def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None, *, seed: int = 0) -> Any:
+        if task == "pos":
+            os._exit(3)
+        return super().fit(task, train, dev, seed=seed)
+
+
+def test_two_worker_processes_store_the_same_scores_as_one_process(tmp_path):
+    local = _run(tmp_path / "one.sqlite", InProcessExecutor())
+    parallel = _run(tmp_path / "two.sqlite", ProcessExecutor(workers=2))
+    assert len(local.plan.groups) > 2  # there is something to run side by side
+    assert _scores(tmp_path / "two.sqlite") == _scores(tmp_path / "one.sqlite") != []
+    assert parallel.counts == local.counts
+
+
+def test_a_dead_worker_fails_its_group_with_the_reason_and_the_run_goes_on(tmp_path):
+    result = _run(tmp_path / "r.sqlite", ProcessExecutor(workers=2), backend=DiesOnPos(0.0))
+    failed = [p for p in result.problems if p.status == "failed"]
+    assert failed and {p.task for p in failed} == {"pos"}
+    assert all("worker process died" in p.message and "twice" in p.message for p in failed)
+    with Store(tmp_path / "r.sqlite") as db:
+        assert {r["task"] for r in db.scores()} == {"tc"}  # every tc group still ran, possibly on a new pool
+
+
+def test_make_executor_defaults_to_one_local_worker_per_core():
+    executor = make_executor()
+    assert isinstance(executor, ProcessExecutor) and executor.threads == 1
+    assert executor.workers == len(os.sched_getaffinity(0))
+    assert make_executor("local", cpus_per_job=2).threads == 2
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--executor", "dask"], "unknown executor 'dask'"),
+    (["--ray-address", "auto"], "--ray-address needs --executor ray"),
+    (["--gpus-per-job", "0.5"], "--gpus-per-job needs --executor ray"),
+    (["--cpus-per-job", "1.5"], "whole number"),
+])
+def test_bad_executor_options_are_one_line_errors(tmp_path, args, needle):
+    out = CliRunner().invoke(app, ["run", "--tasks", "pos", *args, "--store", str(tmp_path / "r.sqlite")])
+    assert out.exit_code == 2 and needle in " ".join(out.output.split())
+    assert "Traceback" not in out.output
+
+
+def test_without_ray_the_ray_executor_says_how_to_install_it(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
+    out = CliRunner().invoke(app, ["run", "--executor", "ray", "--store", str(tmp_path / "r.sqlite")])
+    assert out.exit_code == 2
+    assert "pip install 'dialectbench[ray]'" in " ".join(out.output.split())
+    assert not (tmp_path / "r.sqlite").exists()  # nothing started
