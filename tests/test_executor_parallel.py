@@ -81,3 +81,15 @@ def test_without_ray_the_ray_executor_says_how_to_install_it(tmp_path, monkeypat
     assert out.exit_code == 2
     assert "pip install 'dialectbench[ray]'" in " ".join(out.output.split())
     assert not (tmp_path / "r.sqlite").exists()  # nothing started
+
+
+SAMPLE_TASKS = ["pos", "tc", "did", "mt-dialect"]  # a tagger, a classifier, DId's pooled test, MT pseudo-refs
+
+
+def test_the_sample_suite_scores_do_not_depend_on_the_executor(tmp_path):
+    """The real baseline backend on the bundled sample suite (seeded): worker processes store the very
+    scores one process does."""
+    one = run(store=tmp_path / "one.sqlite", tasks=SAMPLE_TASKS, executor=InProcessExecutor())
+    two = run(store=tmp_path / "two.sqlite", tasks=SAMPLE_TASKS, executor=ProcessExecutor(workers=2))
+    assert one.counts["done"] > 10 and one.counts == two.counts
+    assert _scores(tmp_path / "two.sqlite") == _scores(tmp_path / "one.sqlite")

@@ -101,3 +101,12 @@ def test_a_worker_that_keeps_dying_fails_its_jobs_with_the_reason(tmp_path, clus
     assert all("Ray worker died (1 retry spent)" in p.message for p in failed)
     with Store(tmp_path / "r.sqlite") as db:
         assert {r["task"] for r in db.scores()} == {"tc"}
+
+
+def test_the_sample_suite_scores_are_the_same_on_ray_as_in_one_process(tmp_path, cluster):
+    """The real baseline backend on the bundled sample suite (seeded), examples shipped by the driver."""
+    tasks = ["pos", "tc", "did", "mt-dialect"]  # a tagger, a classifier, DId's pooled test, MT pseudo-refs
+    local = run(store=tmp_path / "local.sqlite", tasks=tasks, executor=InProcessExecutor())
+    remote = run(store=tmp_path / "ray.sqlite", tasks=tasks, executor=RayExecutor(address=cluster.address))
+    assert local.counts["done"] > 10 and remote.counts == local.counts
+    assert _scores(tmp_path / "ray.sqlite") == _scores(tmp_path / "local.sqlite")

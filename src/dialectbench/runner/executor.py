@@ -283,8 +283,13 @@ def limit_threads(n: int) -> None:
 
 
 def run_group_list(group: Group, jobs: Sequence[Job], source: Any, backend: Any, seed: int,
-                   config: dict[str, Any], threads: int | None = None) -> list[JobRecord]:
-    """`run_group`, collected: what a worker process sends back to the driver."""
+                   config: dict[str, Any], threads: int | None = None,
+                   env: dict[str, str] | None = None) -> list[JobRecord]:
+    """`run_group`, collected: what a worker process sends back to the driver. `env` is the driver's
+    environment when it submitted the group (a worker forked from a server started earlier would
+    otherwise miss a variable set since: an API key, an offline switch, a cache folder)."""
+    if env is not None:
+        os.environ.update(env)
     if threads:
         limit_threads(threads)
     return list(run_group(group, jobs, source, backend, seed=seed, config=config))
@@ -322,6 +327,10 @@ def drive(groups: Sequence[Group], *, pending: Callable[[Group], list[Job]], sin
             sink(record)
 
 
+PRELOAD = ("dialectbench.runner.executor", "dialectbench.data", "dialectbench.metrics",
+           "dialectbench.backends.baseline")
+
+
 class ProcessExecutor:
     """Runs independent groups in `workers` local processes, each limited to `threads` math threads.
 
@@ -347,16 +356,19 @@ class ProcessExecutor:
                                         pending=pending, sink=sink, events=events)
             return
         context = multiprocessing.get_context("forkserver")
+        # the server imports these once; each worker forked from it starts with them loaded (no effect
+        # once this process's server runs, which then already has them)
+        context.set_forkserver_preload(list(PRELOAD))
         pools = [cf.ProcessPoolExecutor(self.workers, mp_context=context)]  # the last one is current
         submitted: dict[Any, tuple[Group, list[Job], Any]] = {}
         args = (source, backend, seed, config, self.threads)
 
         def submit(group: Group, jobs: list[Job]) -> Any:
             try:
-                future = pools[-1].submit(run_group_list, group, jobs, *args)
+                future = pools[-1].submit(run_group_list, group, jobs, *args, dict(os.environ))
             except cf.process.BrokenProcessPool:
                 pools.append(cf.ProcessPoolExecutor(self.workers, mp_context=context))
-                future = pools[-1].submit(run_group_list, group, jobs, *args)
+                future = pools[-1].submit(run_group_list, group, jobs, *args, dict(os.environ))
             submitted[future] = (group, jobs, pools[-1])
             return future
 
@@ -379,12 +391,22 @@ class ProcessExecutor:
         try:
             drive(groups, pending=pending, sink=sink, events=events, submit=submit, wait=wait,
                   window=self.workers)
-        except BaseException:
+        except BaseException:  # Ctrl-C, SIGTERM: stop now; finished jobs are already committed
             for pool in pools:
-                pool.shutdown(wait=False, cancel_futures=True)
+                _stop(pool)
             raise
         for pool in pools:
             pool.shutdown(wait=True)
+
+
+def _stop(pool: Any) -> None:
+    """Cancel what has not started and end the workers: without that, the interpreter's exit would wait
+    for each running group (a parser fit can take minutes) before an interrupted run could exit."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API before 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
 
 
 def _alone(context: Any, group: Group, jobs: list[Job], args: tuple) -> list[JobRecord]:
@@ -394,7 +416,7 @@ def _alone(context: Any, group: Group, jobs: list[Job], args: tuple) -> list[Job
     source, backend, seed, config, threads = args
     with cf.ProcessPoolExecutor(1, mp_context=context) as pool:
         try:
-            return pool.submit(run_group_list, group, jobs, *args).result()
+            return pool.submit(run_group_list, group, jobs, *args, dict(os.environ)).result()
         except cf.process.BrokenProcessPool:
             reason = "the worker process died (killed, out of memory or crashed) twice on this training set"
     return failed_records(group, jobs, reason, seed=seed, config=config)
