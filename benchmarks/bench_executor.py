@@ -80,10 +80,10 @@ class BurnBackend:
     """A majority classifier whose fit keeps one core busy for `seconds` (pure Python: one thread)."""
 
     name = "burn"
-    config: dict = {}
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
+        self.config = {"burn": seconds}
 
     def fit(self, task, train, dev, *, seed=0):
         from runner_fakes import FakeBackend

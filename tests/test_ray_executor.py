@@ -22,7 +22,7 @@ from dialectbench.runner import InProcessExecutor, Store, run
 ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
 
-from dialectbench.runner.ray_executor import RayExecutor  # noqa: E402 - after the skip
+from dialectbench.runner.ray_executor import RayExecutor
 
 SMALL_NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024**2}
 
@@ -110,3 +110,21 @@ def test_the_sample_suite_scores_are_the_same_on_ray_as_in_one_process(tmp_path,
     remote = run(store=tmp_path / "ray.sqlite", tasks=tasks, executor=RayExecutor(address=cluster.address))
     assert local.counts["done"] > 10 and remote.counts == local.counts
     assert _scores(tmp_path / "ray.sqlite") == _scores(tmp_path / "local.sqlite")
+
+
+def test_the_cli_runs_on_ray_and_reports_the_usual_tally(tmp_path, cluster, monkeypatch):
+    import importlib
+
+    from typer.testing import CliRunner
+
+    from dialectbench.cli.main import app
+
+    run_mod = importlib.import_module("dialectbench.runner.run")
+    monkeypatch.setattr(run_mod, "_open_source", lambda data_dir: FakeSource())
+    monkeypatch.setattr(run_mod, "_get_backend", lambda model: FakeBackend(0.0))
+    store = tmp_path / "r.sqlite"
+    out = CliRunner().invoke(app, ["run", "--executor", "ray", "--ray-address", cluster.address, "--tasks", "tc",
+                                   "--cpus-per-job", "0.5", "--store", str(store), "--no-report"])
+    assert out.exit_code == 0, out.output
+    with Store(store) as db:
+        assert f"{len(db.done_keys())} job(s) run, 0 already in the store" in " ".join(out.stderr.split())

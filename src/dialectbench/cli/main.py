@@ -5,8 +5,15 @@ from __future__ import annotations
 import typer
 
 from dialectbench import __version__
-from dialectbench.cli import analysis_cmds, data_cmds, registry_cmds, report_cmds, run_cmds, sdqa_cmds
-from dialectbench.cli import plan_cmds  # issue 14: `dialectbench plan --estimate`
+from dialectbench.cli import (
+    analysis_cmds,
+    data_cmds,
+    plan_cmds,
+    registry_cmds,
+    report_cmds,
+    run_cmds,
+    sdqa_cmds,
+)
 
 app = typer.Typer(
     name="dialectbench",

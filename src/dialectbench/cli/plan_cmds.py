@@ -12,17 +12,18 @@ from dialectbench.runner.plan import PlanError, split_names
 COLUMNS = ("task", "setting", "variety", "train_on", "n_train", "n_test", "seconds", "sizes")
 
 
-def plan_cmd(model: str = typer.Option("mbert", "--model", "-m",
-                                       help="Model(s), comma-separated (mbert, xlmr; the vocabulary sizes "
-                                       "the estimate uses)."),
-             tasks: list[str] | None = typer.Option(None, "--tasks", "-t", help="Task ids (default: all)."),
-             data_dir: Path | None = typer.Option(None, "--data-dir", "-d",
-                                                  help="Mirror whose splits are counted (others are assumed)."),
-             estimate: bool = typer.Option(False, "--estimate", help="Measure per-example costs on this "
-                                           "machine and add expected seconds per job and the totals."),
-             device: str = typer.Option("auto", "--device", help="Where to measure: auto, cpu or cuda."),
-             concurrent: float = typer.Option(1.0, "--concurrent", min=0.01,
-                                              help="Jobs sharing the device at once (for the wall time)."),
+MODEL_OPT = typer.Option("mbert", "--model", "-m",
+                         help="Model(s), comma-separated (mbert, xlmr: the vocabulary size the estimate uses).")
+TASKS_OPT = typer.Option(None, "--tasks", "-t", help="Task ids (default: all).")
+DATA_DIR_OPT = typer.Option(None, "--data-dir", "-d", help="Mirror whose splits are counted (others are assumed).")
+ESTIMATE_OPT = typer.Option(False, "--estimate", help="Measure per-example costs on this machine and add the "
+                            "expected seconds per job and the totals.")
+DEVICE_OPT = typer.Option("auto", "--device", help="Where to measure: auto, cpu or cuda.")
+CONCURRENT_OPT = typer.Option(1.0, "--concurrent", min=0.01, help="Jobs sharing the device at once (wall time).")
+
+
+def plan_cmd(model: str = MODEL_OPT, tasks: list[str] | None = TASKS_OPT, data_dir: Path | None = DATA_DIR_OPT,
+             estimate: bool = ESTIMATE_OPT, device: str = DEVICE_OPT, concurrent: float = CONCURRENT_OPT,
              fmt: Format = FORMAT_OPTION) -> None:
     """List every job of the full DialectBench run for a model (every task, variety and Table 2 setting)."""
     from dialectbench.runner import estimate as est

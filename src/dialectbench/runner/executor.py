@@ -413,7 +413,7 @@ def _alone(context: Any, group: Group, jobs: list[Job], args: tuple) -> list[Job
     """Run one group in a fresh worker of its own; its jobs fail with the reason if that worker dies too."""
     import concurrent.futures as cf
 
-    source, backend, seed, config, threads = args
+    seed, config = args[2], args[3]
     with cf.ProcessPoolExecutor(1, mp_context=context) as pool:
         try:
             return pool.submit(run_group_list, group, jobs, *args, dict(os.environ)).result()
