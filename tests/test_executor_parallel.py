@@ -93,3 +93,12 @@ def test_the_sample_suite_scores_do_not_depend_on_the_executor(tmp_path):
     two = run(store=tmp_path / "two.sqlite", tasks=SAMPLE_TASKS, executor=ProcessExecutor(workers=2))
     assert one.counts["done"] > 10 and one.counts == two.counts
     assert _scores(tmp_path / "two.sqlite") == _scores(tmp_path / "one.sqlite")
+
+
+def test_a_gpu_backend_stays_in_the_driver_process(tmp_path):
+    class OnGpu(FakeBackend):
+        device = "cuda:0"  # never touched: the fake only says where it would compute
+
+    backend = OnGpu(0.0)
+    result = _run(tmp_path / "r.sqlite", ProcessExecutor(workers=2), backend=backend)
+    assert len(backend.fits) == len(result.plan.groups)  # fitted here, not in a worker's copy

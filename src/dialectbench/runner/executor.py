@@ -282,6 +282,11 @@ def limit_threads(n: int) -> None:
     torch.set_num_threads(n)
 
 
+def uses_gpu(backend: Any) -> bool:
+    """Whether the backend computes on a GPU (the hf backend's `device`)."""
+    return str(getattr(backend, "device", "cpu")).startswith(("cuda", "mps"))
+
+
 def run_group_list(group: Group, jobs: Sequence[Job], source: Any, backend: Any, seed: int,
                    config: dict[str, Any], threads: int | None = None,
                    env: dict[str, str] | None = None) -> list[JobRecord]:
@@ -351,7 +356,9 @@ class ProcessExecutor:
         import multiprocessing
 
         events = events or NoEvents()
-        if self.workers == 1 or len(groups) < 2:  # nothing to overlap: no pool to start
+        # a GPU backend stays in one process: local workers would each load a model onto the same GPU
+        # with no resource accounting (packing fine-tunes on a GPU is the Ray executor's --gpus-per-job)
+        if self.workers == 1 or len(groups) < 2 or uses_gpu(backend):  # else nothing to overlap
             InProcessExecutor().execute(groups, source=source, backend=backend, seed=seed, config=config,
                                         pending=pending, sink=sink, events=events)
             return
