@@ -144,7 +144,7 @@ SEED_OPT = typer.Option(0, "--seed", help="Random seed for training.")
 RERUN_OPT = typer.Option(False, "--rerun", help="Redo jobs the store already has.")
 NO_REPORT_OPT = typer.Option(False, "--no-report", help="Do not build the report at the end.")
 # -- where the jobs run (issue 14: local cores or a Ray cluster)
-EXECUTOR_OPT = typer.Option("local", "--executor", "-x",
+EXECUTOR_OPT = typer.Option("local", "--executor",
                             help="local (this machine's cores, one job per core) or ray (a Ray task per "
                             "training set; pip install 'dialectbench[ray]').")
 RAY_ADDRESS_OPT = typer.Option(None, "--ray-address",
