@@ -140,7 +140,9 @@ class RayExecutor:
         options = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
                    **self.init_options}
         try:
-            ray.init(address=self.address, **options)
+            # "local" starts a fresh instance even when `ray start` left one running here (ray.init()
+            # without an address would join that one): joining a cluster is what --ray-address is for
+            ray.init(address=self.address or "local", **options)
         except (ConnectionError, RuntimeError, ValueError) as err:
             where = self.address or "a local instance"
             raise RayUnavailable(f"cannot start or reach Ray at {where}: {str(err).splitlines()[0]}") from None
