@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -102,3 +103,58 @@ def test_a_gpu_backend_stays_in_the_driver_process(tmp_path):
     backend = OnGpu(0.0)
     result = _run(tmp_path / "r.sqlite", ProcessExecutor(workers=2), backend=backend)
     assert len(backend.fits) == len(result.plan.groups)  # fitted here, not in a worker's copy
+
+
+KILLED_DRIVER = """
+import os, sys, time  # a script file, not `python -c`: the workers import its backend class from it
+sys.path.insert(0, {tests!r})
+from runner_fakes import FakeBackend, FakeSource
+from dialectbench.runner import run
+from dialectbench.runner.executor import ProcessExecutor
+
+class Slow(FakeBackend):
+    def fit(self, task, train, dev, *, seed=0):
+        open(os.path.join({pids!r}, str(os.getpid())), "w").close()
+        time.sleep(600)
+
+if __name__ == "__main__":
+    run(store={store!r}, source=FakeSource(), backend=Slow(0.0), tasks=["tc"],
+        executor=ProcessExecutor(workers=2))
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for a parent to reap it has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_workers_end_when_the_driver_is_killed(tmp_path):
+    """SIGKILL leaves the driver no chance to stop its workers; they notice on their own."""
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs /proc to see whether a process has ended")
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    code = KILLED_DRIVER.format(tests=str(Path(__file__).parent), pids=str(pids), store=str(tmp_path / "r.sqlite"))
+    script = tmp_path / "driver.py"
+    script.write_text(code)
+    driver = subprocess.Popen([sys.executable, str(script)])
+    deadline = time.monotonic() + 120
+    while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline and driver.poll() is None:
+        time.sleep(0.2)
+    workers = [int(p.name) for p in pids.iterdir()]
+    assert len(workers) == 2, "two groups never started fitting at once"
+    driver.send_signal(signal.SIGKILL)
+    driver.wait(timeout=30)
+    deadline = time.monotonic() + 60  # the watchdog looks every 2 s; a loaded machine may be slow
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(pid) for pid in workers)

@@ -287,6 +287,25 @@ def uses_gpu(backend: Any) -> bool:
     return str(getattr(backend, "device", "cpu")).startswith(("cuda", "mps"))
 
 
+def watch_driver(driver_pid: int, every: float = 2.0) -> None:
+    """Pool initializer: end this worker when the driver is gone. A driver killed with SIGKILL cannot
+    stop its workers, and an idle worker waits on the pool's queue forever (it holds the queue's own
+    write end, so it never sees end-of-file); it would keep its memory (data, a model) until reboot."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            try:
+                os.kill(driver_pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # a pid reused by another user's process: the driver is gone too
+                os._exit(1)
+
+    threading.Thread(target=watch, name="watch-driver", daemon=True).start()
+
+
 def run_group_list(group: Group, jobs: Sequence[Job], source: Any, backend: Any, seed: int,
                    config: dict[str, Any], threads: int | None = None,
                    env: dict[str, str] | None = None) -> list[JobRecord]:
@@ -366,7 +385,9 @@ class ProcessExecutor:
         # the server imports these once; each worker forked from it starts with them loaded (no effect
         # once this process's server runs, which then already has them)
         context.set_forkserver_preload(list(PRELOAD))
-        pools = [cf.ProcessPoolExecutor(self.workers, mp_context=context)]  # the last one is current
+        watched = {"initializer": watch_driver, "initargs": (os.getpid(),)}
+        # the last pool is the current one (a dead worker breaks a pool: a new one takes over)
+        pools = [cf.ProcessPoolExecutor(self.workers, mp_context=context, **watched)]
         submitted: dict[Any, tuple[Group, list[Job], Any]] = {}
         args = (source, backend, seed, config, self.threads)
 
@@ -374,7 +395,7 @@ class ProcessExecutor:
             try:
                 future = pools[-1].submit(run_group_list, group, jobs, *args, dict(os.environ))
             except cf.process.BrokenProcessPool:
-                pools.append(cf.ProcessPoolExecutor(self.workers, mp_context=context))
+                pools.append(cf.ProcessPoolExecutor(self.workers, mp_context=context, **watched))
                 future = pools[-1].submit(run_group_list, group, jobs, *args, dict(os.environ))
             submitted[future] = (group, jobs, pools[-1])
             return future
@@ -389,7 +410,7 @@ class ProcessExecutor:
                 # a dead worker breaks the whole pool: every group in flight lands here, not only the one
                 # that killed it. Each gets a second try alone, so only the culprit is failed.
                 if pool is pools[-1]:
-                    pools.append(cf.ProcessPoolExecutor(self.workers, mp_context=context))
+                    pools.append(cf.ProcessPoolExecutor(self.workers, mp_context=context, **watched))
                 return future, _alone(context, group, jobs, args)
             except Exception as err:  # noqa: BLE001 - e.g. a backend that cannot be pickled
                 reason = f"the worker could not run the group: {type(err).__name__}: {err}"
@@ -421,7 +442,8 @@ def _alone(context: Any, group: Group, jobs: list[Job], args: tuple) -> list[Job
     import concurrent.futures as cf
 
     seed, config = args[2], args[3]
-    with cf.ProcessPoolExecutor(1, mp_context=context) as pool:
+    with cf.ProcessPoolExecutor(1, mp_context=context, initializer=watch_driver,
+                                initargs=(os.getpid(),)) as pool:
         try:
             return pool.submit(run_group_list, group, jobs, *args, dict(os.environ)).result()
         except cf.process.BrokenProcessPool:
