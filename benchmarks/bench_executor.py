@@ -24,7 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the fake source of the runner tests
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path.insert(0, str(TESTS))  # the fake source of the runner tests
 
 OVERHEAD_GOAL = 1.15
 SPEEDUP_GOAL = 1.7
@@ -65,13 +66,13 @@ def sample_suite(tmp: Path, use_ray: bool) -> None:
 
 def many_groups(groups: int, seconds: float) -> tuple[object, object]:
     """A source with `groups` in-variety groups whose fits each burn `seconds` of CPU."""
-    from runner_fakes import FakeSource, _texts
+    from runner_fakes import FakeSource, _sentences
 
     from dialectbench.varieties import registry
 
-    names = [v.name for v in registry().varieties("tc") if v.name != "english"][:groups]
-    labels = ("a", "b", "c")
-    data = {("tc", n): {"train": _texts(f"{i}-tr", labels, 9), "test": _texts(f"{i}-te", labels, 6)}
+    # POS in-variety: one training set per variety, so every group is independent of the others
+    names = [v.name for v in registry().varieties("pos") if v.name != "english"][:groups]
+    data = {("pos", n): {"train": _sentences(f"{i}-tr", 9), "test": _sentences(f"{i}-te", 6)}
             for i, n in enumerate(names)}
     return FakeSource(data), BurnBackend(seconds)
 
@@ -86,13 +87,13 @@ class BurnBackend:
         self.config = {"burn": seconds}
 
     def fit(self, task, train, dev, *, seed=0):
-        from runner_fakes import FakeBackend
+        import runner_fakes
 
         end = time.process_time() + self.seconds  # CPU time, so that a busy machine stretches wall time
         x = 0
         while time.process_time() < end:
             x += 1
-        return FakeBackend(0.0).fit(task, train, dev, seed=seed)
+        return runner_fakes.FakeBackend(0.0).fit(task, train, dev, seed=seed)
 
 
 def time_plan(executor: object, groups: int, seconds: float, tmp: Path, name: str) -> float:
@@ -100,10 +101,11 @@ def time_plan(executor: object, groups: int, seconds: float, tmp: Path, name: st
 
     source, backend = many_groups(groups, seconds)
     t0 = time.perf_counter()
-    result = run(store=tmp / f"{name}.sqlite", source=source, backend=backend, tasks=["tc"],
+    result = run(store=tmp / f"{name}.sqlite", source=source, backend=backend, tasks=["pos"],
                  settings=["in-variety"], executor=executor)
     wall = time.perf_counter() - t0
-    assert result.counts["done"] == groups, result.counts
+    if result.counts["done"] != groups:
+        sys.exit(f"{name}: {dict(result.counts)}; first problem: {result.problems[0].message}")
     return wall
 
 
@@ -124,7 +126,9 @@ def independent_groups(tmp: Path, groups: int, seconds: float, use_ray: bool) ->
 
     walls = {}
     for cpus in (1, 2):
-        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+        # the workers import the fake data source from tests/, like this script
+        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"env_vars": {"PYTHONPATH": str(TESTS)}})
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
         walls[cpus] = time_plan(RayExecutor(), groups, seconds, tmp, f"ray{cpus}")
         ray.shutdown()
