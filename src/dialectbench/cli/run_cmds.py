@@ -12,6 +12,7 @@ from typing import Any, Self
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -23,7 +24,9 @@ from rich.progress import (
 
 from dialectbench.cli.output import Format, emit, fail, stderr
 from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
+from dialectbench.runner.executor import make_executor
 from dialectbench.runner.plan import Group, Job, Plan
+from dialectbench.runner.ray_executor import RayUnavailable
 from dialectbench.runner.store import JobRecord
 from dialectbench.runner.summary import summary_tables
 from dialectbench.scores import SCORE_COLUMNS
@@ -119,6 +122,14 @@ def _build_report(store: Path) -> None:
         stderr.print(f"report: {out}", highlight=False)
 
 
+def _executor(kind: str, ray_address: str | None, cpus: float | None, gpus: float | None) -> Any:
+    """--executor and its options -> the runner's executor (a clear error for a bad combination)."""
+    try:
+        return make_executor(kind, ray_address=ray_address, cpus_per_job=cpus, gpus_per_job=gpus)
+    except (ValueError, RayUnavailable) as err:
+        fail(escape(str(err)))  # the message names the extra, '[ray]', which rich would take for markup
+
+
 TASKS_OPT = typer.Option(None, "--tasks", "-t", help="Task ids, comma-separated (dep,pos,...; mt = both MT).")
 VARIETIES_OPT = typer.Option(None, "--varieties", "-v", help="Varieties to evaluate, comma-separated.")
 CLUSTERS_OPT = typer.Option(None, "--clusters", "-c", help="Clusters to evaluate, comma-separated.")
@@ -132,6 +143,18 @@ STORE_OPT = typer.Option(DEFAULT_STORE, "--store", help="SQLite result store.")
 SEED_OPT = typer.Option(0, "--seed", help="Random seed for training.")
 RERUN_OPT = typer.Option(False, "--rerun", help="Redo jobs the store already has.")
 NO_REPORT_OPT = typer.Option(False, "--no-report", help="Do not build the report at the end.")
+# -- where the jobs run (issue 14: local cores or a Ray cluster)
+EXECUTOR_OPT = typer.Option("local", "--executor",
+                            help="local (this machine's cores, one job per core) or ray (a Ray task per "
+                            "training set; pip install 'dialectbench[ray]').")
+RAY_ADDRESS_OPT = typer.Option(None, "--ray-address",
+                               help="Ray cluster to join: auto (the one `ray start` made here) or HOST:PORT; "
+                               "default: a local Ray instance sized to this machine.")
+CPUS_PER_JOB_OPT = typer.Option(None, "--cpus-per-job", min=0.01,
+                                help="CPU cores (threads) per job (default 1).")
+GPUS_PER_JOB_OPT = typer.Option(None, "--gpus-per-job", min=0.0,
+                                help="GPUs per job with --executor ray; a fraction packs jobs on one GPU "
+                                "(default: 1 for transformer models when the cluster has GPUs, else 0).")
 EXPORT_FORMAT_OPT = typer.Option(Format.csv, "--format", "-f", help="csv, json or table.")
 OUT_OPT = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.")
 ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
@@ -142,18 +165,24 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             clusters: list[str] | None = CLUSTERS_OPT, model: str = MODEL_OPT,
             settings: list[str] | None = SETTINGS_OPT, data_dir: Path | None = DATA_DIR_OPT,
             store: Path = STORE_OPT, seed: int = SEED_OPT, rerun: bool = RERUN_OPT,
-            no_report: bool = NO_REPORT_OPT) -> None:
+            no_report: bool = NO_REPORT_OPT, executor: str = EXECUTOR_OPT,
+            ray_address: str | None = RAY_ADDRESS_OPT, cpus_per_job: float | None = CPUS_PER_JOB_OPT,
+            gpus_per_job: float | None = GPUS_PER_JOB_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
     if varieties and clusters:
         fail("give --varieties or --clusters, not both")
+    runner_executor = _executor(executor, ray_address, cpus_per_job, gpus_per_job)
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None
     try:
         with RichProgress(stderr) as progress:
             result = run(tasks=tasks, varieties=varieties, clusters=clusters, model=model, settings=settings,
-                         data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress)
+                         data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress,
+                         executor=runner_executor)
     except (PlanError, RunError) as err:
         fail(str(err))
+    except RayUnavailable as err:
+        fail(escape(str(err)))
     except KeyboardInterrupt:
         fail(f"interrupted; finished jobs are in {store} and the same command resumes", code=130)
     finally:

@@ -9,6 +9,7 @@ back to the same `sink`, so that only the driver writes to the store (SQLite wan
 from __future__ import annotations
 
 import inspect
+import os
 import time
 import traceback
 from collections import Counter
@@ -249,3 +250,232 @@ class InProcessExecutor:
             events.group_started(group, jobs)
             for record in run_group(group, jobs, source, backend, seed=seed, config=config, events=events):
                 sink(record)
+
+
+# ------------------------------------------------------------------------------------- parallel executors
+# Groups are independent (each fits its own model), so they can run side by side; only the driver (the
+# process that calls `execute`) writes the store. Both parallel executors keep a bounded window of
+# groups in flight and ask `pending(group)` when a group is submitted, not up front, so that a concurrent
+# run that finished some jobs meanwhile is still seen (and a race is settled by the store as before).
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (a container's or taskset's limit, not the host's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def limit_threads(n: int) -> None:
+    """Cap this worker's math libraries at `n` threads: two workers each spawning one thread per core
+    would oversubscribe the cores and run slower than one worker alone."""
+    n = max(1, int(n))
+    for var in THREAD_VARS:
+        os.environ[var] = str(n)
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(n)
+
+
+def uses_gpu(backend: Any) -> bool:
+    """Whether the backend computes on a GPU (the hf backend's `device`)."""
+    return str(getattr(backend, "device", "cpu")).startswith(("cuda", "mps"))
+
+
+def watch_driver(driver_pid: int, every: float = 2.0) -> None:
+    """Pool initializer: end this worker when the driver is gone. A driver killed with SIGKILL cannot
+    stop its workers, and an idle worker waits on the pool's queue forever (it holds the queue's own
+    write end, so it never sees end-of-file); it would keep its memory (data, a model) until reboot."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            try:
+                os.kill(driver_pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # a pid reused by another user's process: the driver is gone too
+                os._exit(1)
+
+    threading.Thread(target=watch, name="watch-driver", daemon=True).start()
+
+
+def run_group_list(group: Group, jobs: Sequence[Job], source: Any, backend: Any, seed: int,
+                   config: dict[str, Any], threads: int | None = None,
+                   env: dict[str, str] | None = None) -> list[JobRecord]:
+    """`run_group`, collected: what a worker process sends back to the driver. `env` is the driver's
+    environment when it submitted the group (a worker forked from a server started earlier would
+    otherwise miss a variable set since: an API key, an offline switch, a cache folder)."""
+    if env is not None:
+        os.environ.update(env)
+    if threads:
+        limit_threads(threads)
+    return list(run_group(group, jobs, source, backend, seed=seed, config=config))
+
+
+def failed_records(group: Group, jobs: Sequence[Job], reason: str, *, seed: int,
+                   config: dict[str, Any]) -> list[JobRecord]:
+    """The group's jobs stored as failed with `reason` (a worker died, a task could not be run)."""
+    return [_record(job, group, "failed", seed=seed, config=config, message=reason) for job in jobs]
+
+
+def drive(groups: Sequence[Group], *, pending: Callable[[Group], list[Job]], sink: Sink, events: Events,
+          submit: Callable[[Group, list[Job]], Any], wait: Callable[[list[Any]], tuple[Any, list[JobRecord]]],
+          window: int) -> None:
+    """Keep up to `window` groups in flight: `submit(group, jobs)` returns a handle, `wait(handles)`
+    blocks until one is done and returns (that handle, its records). Records go to `sink` in the driver."""
+    todo = iter(groups)
+    in_flight: list[Any] = []
+    exhausted = False
+    while True:
+        while not exhausted and len(in_flight) < window:
+            group = next(todo, None)
+            if group is None:
+                exhausted = True
+                break
+            jobs = pending(group)
+            if jobs:
+                events.group_started(group, jobs)
+                in_flight.append(submit(group, jobs))
+        if not in_flight:
+            return
+        handle, records = wait(in_flight)
+        in_flight.remove(handle)
+        for record in records:
+            sink(record)
+
+
+PRELOAD = ("dialectbench.runner.executor", "dialectbench.data", "dialectbench.metrics",
+           "dialectbench.backends.baseline")
+
+
+class ProcessExecutor:
+    """Runs independent groups in `workers` local processes, each limited to `threads` math threads.
+
+    Workers start from a fork server (a clean process, not a fork of the driver, whose threads and any
+    initialised OpenMP pool a plain fork would copy half-alive); they read the data themselves, since
+    they share the driver's disk. A worker that dies fails its group's jobs with the reason; the pool is
+    rebuilt and the run goes on.
+    """
+
+    def __init__(self, workers: int | None = None, threads: int = 1) -> None:
+        self.threads = max(1, int(threads))
+        self.workers = max(1, workers or usable_cores() // self.threads)
+
+    def execute(self, groups: Sequence[Group], *, source: Any, backend: Any, seed: int,
+                config: dict[str, Any], pending: Callable[[Group], list[Job]], sink: Sink,
+                events: Events | None = None) -> None:
+        import concurrent.futures as cf
+        import multiprocessing
+
+        events = events or NoEvents()
+        # a GPU backend stays in one process: local workers would each load a model onto the same GPU
+        # with no resource accounting (packing fine-tunes on a GPU is the Ray executor's --gpus-per-job)
+        if self.workers == 1 or len(groups) < 2 or uses_gpu(backend):  # else nothing to overlap
+            InProcessExecutor().execute(groups, source=source, backend=backend, seed=seed, config=config,
+                                        pending=pending, sink=sink, events=events)
+            return
+        context = multiprocessing.get_context("forkserver")
+        # the server imports these once; each worker forked from it starts with them loaded (no effect
+        # once this process's server runs, which then already has them)
+        context.set_forkserver_preload(list(PRELOAD))
+        watched = {"initializer": watch_driver, "initargs": (os.getpid(),)}
+        # the last pool is the current one (a dead worker breaks a pool: a new one takes over)
+        pools = [cf.ProcessPoolExecutor(self.workers, mp_context=context, **watched)]
+        submitted: dict[Any, tuple[Group, list[Job], Any]] = {}
+        args = (source, backend, seed, config, self.threads)
+
+        def submit(group: Group, jobs: list[Job]) -> Any:
+            try:
+                future = pools[-1].submit(run_group_list, group, jobs, *args, dict(os.environ))
+            except cf.process.BrokenProcessPool:
+                pools.append(cf.ProcessPoolExecutor(self.workers, mp_context=context, **watched))
+                future = pools[-1].submit(run_group_list, group, jobs, *args, dict(os.environ))
+            submitted[future] = (group, jobs, pools[-1])
+            return future
+
+        def wait(futures: list[Any]) -> tuple[Any, list[JobRecord]]:
+            done, _ = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
+            future = next(iter(done))
+            group, jobs, pool = submitted.pop(future)
+            try:
+                return future, future.result()
+            except cf.process.BrokenProcessPool:
+                # a dead worker breaks the whole pool: every group in flight lands here, not only the one
+                # that killed it. Each gets a second try alone, so only the culprit is failed.
+                if pool is pools[-1]:
+                    pools.append(cf.ProcessPoolExecutor(self.workers, mp_context=context, **watched))
+                return future, _alone(context, group, jobs, args)
+            except Exception as err:  # noqa: BLE001 - e.g. a backend that cannot be pickled
+                reason = f"the worker could not run the group: {type(err).__name__}: {err}"
+                return future, failed_records(group, jobs, reason, seed=seed, config=config)
+
+        try:
+            drive(groups, pending=pending, sink=sink, events=events, submit=submit, wait=wait,
+                  window=self.workers)
+        except BaseException:  # Ctrl-C, SIGTERM: stop now; finished jobs are already committed
+            for pool in pools:
+                _stop(pool)
+            raise
+        for pool in pools:
+            pool.shutdown(wait=True)
+
+
+def _stop(pool: Any) -> None:
+    """Cancel what has not started and end the workers: without that, the interpreter's exit would wait
+    for each running group (a parser fit can take minutes) before an interrupted run could exit."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API before 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+
+
+def _alone(context: Any, group: Group, jobs: list[Job], args: tuple) -> list[JobRecord]:
+    """Run one group in a fresh worker of its own; its jobs fail with the reason if that worker dies too."""
+    import concurrent.futures as cf
+
+    seed, config = args[2], args[3]
+    with cf.ProcessPoolExecutor(1, mp_context=context, initializer=watch_driver,
+                                initargs=(os.getpid(),)) as pool:
+        try:
+            return pool.submit(run_group_list, group, jobs, *args, dict(os.environ)).result()
+        except cf.process.BrokenProcessPool:
+            reason = "the worker process died (killed, out of memory or crashed) twice on this training set"
+    return failed_records(group, jobs, reason, seed=seed, config=config)
+
+
+EXECUTORS = ("local", "ray")
+
+
+def make_executor(kind: str = "local", *, ray_address: str | None = None, cpus_per_job: float | None = None,
+                  gpus_per_job: float | None = None) -> Any:
+    """The executor `dialectbench run --executor KIND` uses.
+
+    local: independent groups on this machine's cores, `cpus_per_job` threads each (default 1, so one
+    worker per core); ray: a Ray task per group (see `ray_executor`). ValueError for a bad combination.
+    """
+    kind = kind.strip().lower()
+    if kind not in EXECUTORS:
+        raise ValueError(f"unknown executor {kind!r}; choose {' or '.join(EXECUTORS)}")
+    if kind == "local":
+        if ray_address:
+            raise ValueError("--ray-address needs --executor ray")
+        if gpus_per_job:
+            raise ValueError("--gpus-per-job needs --executor ray (the local executor runs one job per GPU "
+                             "process it is given)")
+        threads = max(1, int(cpus_per_job or 1))
+        if cpus_per_job is not None and cpus_per_job != threads:
+            raise ValueError("--cpus-per-job must be a whole number with the local executor")
+        return ProcessExecutor(threads=threads)
+    from dialectbench.runner.ray_executor import RayExecutor, import_ray
+
+    import_ray()  # without Ray installed, say how to install it before anything starts
+    return RayExecutor(ray_address, cpus_per_job=1 if cpus_per_job is None else cpus_per_job,
+                       gpus_per_job=gpus_per_job)

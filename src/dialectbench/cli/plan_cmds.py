@@ -1,0 +1,89 @@
+"""`dialectbench plan`: the job list of a full benchmark run, and with --estimate what it will cost here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
+from dialectbench.runner.plan import PlanError, split_names
+
+COLUMNS = ("task", "setting", "variety", "train_on", "n_train", "n_test", "seconds", "sizes")
+
+
+MODEL_OPT = typer.Option("mbert", "--model", "-m",
+                         help="Model(s), comma-separated (mbert, xlmr: the vocabulary size the estimate uses).")
+TASKS_OPT = typer.Option(None, "--tasks", "-t", help="Task ids (default: all).")
+DATA_DIR_OPT = typer.Option(None, "--data-dir", "-d", help="Mirror whose splits are counted (others are assumed).")
+ESTIMATE_OPT = typer.Option(False, "--estimate", help="Measure per-example costs on this machine and add the "
+                            "expected seconds per job and the totals.")
+DEVICE_OPT = typer.Option("auto", "--device", help="Where to measure: auto, cpu or cuda.")
+CONCURRENT_OPT = typer.Option(1.0, "--concurrent", min=0.01, help="Jobs sharing the device at once (wall time).")
+
+
+def plan_cmd(model: str = MODEL_OPT, tasks: list[str] | None = TASKS_OPT, data_dir: Path | None = DATA_DIR_OPT,
+             estimate: bool = ESTIMATE_OPT, device: str = DEVICE_OPT, concurrent: float = CONCURRENT_OPT,
+             fmt: Format = FORMAT_OPTION) -> None:
+    """List every job of the full DialectBench run for a model (every task, variety and Table 2 setting)."""
+    from dialectbench.runner import estimate as est
+
+    if data_dir is not None and not data_dir.is_dir():
+        fail(f"data directory {data_dir} does not exist or is not a directory")
+    device = _device(device) if estimate else "cpu"
+    all_rows = []
+    for name in split_names([model]) or ["mbert"]:
+        try:
+            plan, source = est.full_plan(name, tasks=tasks, data_dir=data_dir)
+        except PlanError as err:
+            fail(str(err))
+        sizes = est.count_sizes(source, plan)
+        if estimate:
+            stderr.print(f"measuring {name} on {device} ...", highlight=False)
+            costs = est.measure_costs(name, device=device)
+            rows = est.estimate_rows(plan, sizes, costs)
+        else:
+            rows = [{**r, "seconds": None} for r in est.estimate_rows(plan, sizes, _free(name))]
+        all_rows += [{"model": name, **r} for r in rows]
+        _say_totals(name, rows, plan, estimate, device, concurrent)
+    emit(all_rows, fmt, title="planned jobs", columns=["model", *COLUMNS])
+    if estimate and len(split_names([model]) or []) > 1:
+        _say_totals("all models", all_rows, None, True, device, concurrent)
+
+
+def _free(model: str):
+    from dialectbench.runner.estimate import Costs
+
+    return Costs(model, "cpu", 128, 0.0, 0.0)
+
+
+def _device(name: str) -> str:
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name not in ("cpu", "cuda"):
+        fail(f"unknown device {name!r}; choose auto, cpu or cuda")
+    if name == "cuda" and not torch.cuda.is_available():
+        fail("--device cuda: no CUDA device is visible")
+    return name
+
+
+def _say_totals(name: str, rows: list[dict], plan, estimate: bool, device: str, concurrent: float) -> None:
+    from dialectbench.runner.estimate import totals
+
+    t = totals(rows, concurrent)
+    groups = f", {len(plan.groups)} fits" if plan is not None else ""
+    line = f"{name}: {t['jobs']} jobs{groups}"
+    if estimate:
+        unit = "GPU-hours" if device == "cuda" else "CPU-hours on this machine"
+        line += (f"; {t['device_hours']:.1f} {unit} for the {t['costed']} costed jobs, about "
+                 f"{t['wall_hours']:.1f} h wall with {concurrent:g} at once (an upper bound: no early stopping)")
+    assumed = sum(r["sizes"] == "assumed" for r in rows)
+    if assumed:
+        line += f"; sizes assumed for {assumed} job(s) whose data is not on this machine"
+    stderr.print(line, highlight=False, markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("plan")(plan_cmd)

@@ -1,0 +1,215 @@
+"""The Ray executor: each group is a Ray task with declared resources; records come back to the driver.
+
+    RayExecutor(address=None)            a local Ray instance sized to this machine (stopped at the end)
+    RayExecutor(address="auto")          the cluster this machine belongs to (`ray start --head` / `--address`)
+    RayExecutor(address="HOST:PORT")     a given cluster
+
+Only the driver writes the SQLite store, so resume, `--rerun` and concurrent runs behave as with the
+local executors. Choices made here (issue 14):
+- Data travels with the task: the driver reads each group's splits and ships the examples (a
+  `ShippedSource`), so a worker never needs the data directory; a cluster without a shared file system
+  works, and a split the driver cannot read is skipped with the same reason as in a local run.
+- A worker that dies mid-task (killed, out of memory, node lost) is retried `max_retries` times by Ray;
+  after that the group's jobs are stored as failed with the reason. Exceptions inside a job are not
+  retried: `run_group` already stores them as that job's failure.
+- Ctrl-C cancels the outstanding tasks; finished jobs were committed as they arrived.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dialectbench.runner.executor import (
+    Events,
+    NoEvents,
+    Sink,
+    drive,
+    failed_records,
+    limit_threads,
+    run_group,
+)
+from dialectbench.runner.plan import DATA_ERRORS, Group, Job
+from dialectbench.runner.store import JobRecord
+
+INSTALL_HINT = "the Ray executor needs Ray: pip install 'dialectbench[ray]'"
+DEFAULT_RETRIES = 2
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed or the cluster cannot be reached (the message says which and what to do)."""
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable(INSTALL_HINT) from None
+    return ray
+
+
+@dataclass
+class ShippedSource:
+    """The splits one group reads, loaded by the driver: the part of the Source protocol `run_group`
+    uses (`splits`, `load`). A split the driver failed to read keeps its error, raised again on the
+    worker so that the job is skipped with the same message as in a local run."""
+
+    task: str
+    split_names: dict[str, set[str]] = field(default_factory=dict)
+    examples: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+    errors: dict[tuple[str, str], BaseException] = field(default_factory=dict)
+
+    def splits(self, task: str, variety: str) -> set[str]:
+        return set(self.split_names.get(variety, set()))
+
+    def load(self, task: str, variety: str, split: str) -> list[Any]:
+        if (variety, split) in self.errors:
+            raise self.errors[(variety, split)]
+        return list(self.examples[(variety, split)])
+
+
+def ship(group: Group, jobs: Sequence[Job], source: Any) -> ShippedSource:
+    """What `run_group(group, jobs, ...)` will read: train/dev of the members, test of the jobs' and the
+    DId pool's varieties; a split shared by several varieties (same fingerprint) is read once."""
+    task = group.task
+    out = ShippedSource(task)
+    wanted = [(v, s) for v in group.training.members for s in ("train", "dev")]
+    wanted += [(v, "test") for v in dict.fromkeys([*(j.variety for j in jobs), *group.training.pool])]
+    by_fp: dict[str, list[Any]] = {}
+    for variety, split in wanted:
+        if variety not in out.split_names:
+            try:
+                out.split_names[variety] = set(source.splits(task, variety))
+            except DATA_ERRORS:
+                out.split_names[variety] = set()
+        if split == "dev" and "dev" not in out.split_names[variety]:
+            continue
+        fp = group.fingerprints.get((variety, split))
+        try:
+            examples = by_fp[fp] if fp in by_fp else source.load(task, variety, split)
+        except DATA_ERRORS as err:
+            out.errors[(variety, split)] = err
+            continue
+        if fp is not None:
+            by_fp[fp] = examples
+        out.examples[(variety, split)] = examples
+    return out
+
+
+def _run_remote(group: Group, jobs: Sequence[Job], source: ShippedSource, backend: Any, seed: int,
+                config: dict[str, Any], threads: int) -> tuple[str, list[JobRecord]]:
+    """The body of one Ray task: (the node it ran on, the group's records)."""
+    import ray
+
+    limit_threads(threads)
+    records = list(run_group(group, jobs, source, backend, seed=seed, config=config))
+    return ray.get_runtime_context().get_node_id(), records
+
+
+def default_gpus(backend: Any, cluster_gpus: float) -> float:
+    """A whole GPU for a transformer fine-tune when the cluster has GPUs; none for the CPU baselines.
+    Pass a fraction (`--gpus-per-job 0.25`) to pack small fine-tunes four to a GPU."""
+    if cluster_gpus <= 0 or getattr(backend, "name", "") == "baseline":
+        return 0.0
+    return 1.0
+
+
+class RayExecutor:
+    """Runs each group as a Ray task (`num_cpus=cpus_per_job`, `num_gpus=gpus_per_job`)."""
+
+    def __init__(self, address: str | None = None, *, cpus_per_job: float = 1, gpus_per_job: float | None = None,
+                 max_retries: int = DEFAULT_RETRIES, init_options: dict[str, Any] | None = None) -> None:
+        if cpus_per_job <= 0:
+            raise ValueError("cpus per job must be positive")
+        if gpus_per_job is not None and gpus_per_job < 0:
+            raise ValueError("gpus per job cannot be negative")
+        self.address = address
+        self.cpus_per_job = cpus_per_job
+        self.gpus_per_job = gpus_per_job
+        self.max_retries = max(0, int(max_retries))
+        self.init_options = dict(init_options or {})
+        self.nodes: Counter = Counter()  # node id -> groups run there (for tests and the log)
+        self.retried: list[str] = []
+
+    def _connect(self, ray: Any) -> bool:
+        """Join (or start) Ray; True when this call started it, so that `execute` stops it again."""
+        if ray.is_initialized():
+            return False
+        options = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
+                   **self.init_options}
+        try:
+            # "local" starts a fresh instance even when `ray start` left one running here (ray.init()
+            # without an address would join that one): joining a cluster is what --ray-address is for
+            ray.init(address=self.address or "local", **options)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            where = self.address or "a local instance"
+            raise RayUnavailable(f"cannot start or reach Ray at {where}: {str(err).splitlines()[0]}") from None
+        return True
+
+    def execute(self, groups: Sequence[Group], *, source: Any, backend: Any, seed: int,
+                config: dict[str, Any], pending: Callable[[Group], list[Job]], sink: Sink,
+                events: Events | None = None) -> None:
+        ray = import_ray()
+        events = events or NoEvents()
+        started = self._connect(ray)
+        try:
+            self._execute(ray, groups, source, backend, seed, config, pending, sink, events)
+        finally:
+            if started:
+                ray.shutdown()
+
+    def _execute(self, ray: Any, groups: Sequence[Group], source: Any, backend: Any, seed: int,
+                 config: dict[str, Any], pending: Callable[[Group], list[Job]], sink: Sink,
+                 events: Events) -> None:
+        resources = ray.cluster_resources()
+        gpus = self.gpus_per_job if self.gpus_per_job is not None else default_gpus(
+            backend, resources.get("GPU", 0))
+        threads = max(1, int(self.cpus_per_job))
+        task = ray.remote(_run_remote).options(num_cpus=self.cpus_per_job, num_gpus=gpus,
+                                               max_retries=self.max_retries, retry_exceptions=False)
+        # enough tasks in flight to fill the cluster (plus one queued, so a freed slot never waits for the
+        # driver to read the next group's data), few enough that `pending` is asked late
+        slots = int(resources.get("CPU", 1) // self.cpus_per_job)
+        if gpus:
+            slots = min(slots, int(resources.get("GPU", 0) // gpus))
+        if slots < 1:
+            raise RayUnavailable(f"no node of the Ray cluster has {self.cpus_per_job} CPU(s) and {gpus} GPU(s) "
+                                 "for one job; lower --cpus-per-job / --gpus-per-job")
+        backend_ref = ray.put(backend)  # shipped once, not once per task
+        submitted: dict[Any, tuple[Group, list[Job]]] = {}
+
+        def submit(group: Group, jobs: list[Job]) -> Any:
+            ref = task.remote(group, jobs, ship(group, jobs, source), backend_ref, seed, config, threads)
+            submitted[ref] = (group, jobs)
+            return ref
+
+        def wait(refs: list[Any]) -> tuple[Any, list[JobRecord]]:
+            done: list[Any] = []
+            while not done:  # bounded waits, so that Ctrl-C is heard promptly
+                done, _ = ray.wait(refs, num_returns=1, timeout=1.0)
+            ref = done[0]
+            group, jobs = submitted.pop(ref)
+            try:
+                node, records = ray.get(ref)
+            except ray.exceptions.RayError as err:
+                reason = _failure_reason(err, self.max_retries)
+                return ref, failed_records(group, jobs, reason, seed=seed, config=config)
+            self.nodes[node] += 1
+            return ref, records
+
+        try:
+            drive(groups, pending=pending, sink=sink, events=events, submit=submit, wait=wait,
+                  window=slots + 1)
+        except BaseException:
+            for ref in submitted:
+                ray.cancel(ref, force=True)
+            raise
+
+
+def _failure_reason(err: BaseException, retries: int) -> str:
+    first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+    if type(err).__name__ in ("WorkerCrashedError", "NodeDiedError", "OutOfMemoryError", "ObjectLostError"):
+        return f"the Ray worker died ({retries} retr{'y' if retries == 1 else 'ies'} spent): {first}"
+    return f"the Ray task failed: {type(err).__name__}: {first}"
