@@ -17,6 +17,7 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 # soft_wrap: messages are never re-flowed, so paths and names stay copy-pasteable in a pipe or a narrow
 # terminal (rich would otherwise wrap at 80 columns when stderr is not a terminal).
@@ -78,5 +79,6 @@ def emit(rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = Non
 
 def fail(message: str, code: int = 2) -> None:
     """Print a clear error on stderr and exit (no traceback for user errors)."""
-    stderr.print(f"[bold red]error:[/] {message}", highlight=False)
+    # the message is text, not markup: names such as 'dialectbench[ray]' print as they are
+    stderr.print(Text.assemble(("error:", "bold red"), " ", message), highlight=False)
     raise typer.Exit(code)

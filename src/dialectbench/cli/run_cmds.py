@@ -12,7 +12,6 @@ from typing import Any, Self
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -127,7 +126,7 @@ def _executor(kind: str, ray_address: str | None, cpus: float | None, gpus: floa
     try:
         return make_executor(kind, ray_address=ray_address, cpus_per_job=cpus, gpus_per_job=gpus)
     except (ValueError, RayUnavailable) as err:
-        fail(escape(str(err)))  # the message names the extra, '[ray]', which rich would take for markup
+        fail(str(err))  # the message names the extra, '[ray]', which rich would take for markup
 
 
 TASKS_OPT = typer.Option(None, "--tasks", "-t", help="Task ids, comma-separated (dep,pos,...; mt = both MT).")
@@ -182,7 +181,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
     except (PlanError, RunError) as err:
         fail(str(err))
     except RayUnavailable as err:
-        fail(escape(str(err)))
+        fail(str(err))
     except KeyboardInterrupt:
         fail(f"interrupted; finished jobs are in {store} and the same command resumes", code=130)
     finally:
