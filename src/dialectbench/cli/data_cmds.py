@@ -97,6 +97,32 @@ def stats_cmd(task: str = typer.Option(..., "--task", "-t", help="Task id (or mt
     emit(rows, fmt, title=f"{task} ({src.kind}: {src.root})")
 
 
+FILES_ARG = typer.Argument(..., help="Catalogue YAML file(s) of your own datasets.")
+
+
+@data_app.command("validate")
+def validate_cmd(files: list[Path] = FILES_ARG,
+                 no_read: bool = typer.Option(False, "--no-read", help="Check schema and paths only, "
+                                              "without reading the data files.")) -> None:
+    """Check your own catalogue file(s): schema, variety names and clusters, data paths and the data
+    itself; every problem on one line with file and line number."""
+    from dialectbench.data.user_catalogue import validate_file
+
+    bad = 0
+    for path in files:
+        cat, problems = validate_file(path, read=not no_read)
+        for problem in problems:
+            stderr.print(f"[bold red]error:[/] {problem}", highlight=False)
+        bad += len(problems)
+        if cat is not None and not problems:
+            stderr.print(f"{path}: ok ({cat.task}: {len(cat.entries)} entr{'y' if len(cat.entries) == 1 else 'ies'}, "
+                         f"{len(cat.varieties)} new variet{'y' if len(cat.varieties) == 1 else 'ies'})",
+                         highlight=False)
+    if bad:
+        stderr.print(f"{bad} problem(s)", highlight=False)
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Attach this module's commands to the root app."""
     app.add_typer(data_app, name="data")
