@@ -5,7 +5,15 @@ from __future__ import annotations
 import typer
 
 from dialectbench import __version__
-from dialectbench.cli import analysis_cmds, data_cmds, registry_cmds, report_cmds, run_cmds, sdqa_cmds
+from dialectbench.cli import (
+    analysis_cmds,
+    data_cmds,
+    models_cmds,
+    registry_cmds,
+    report_cmds,
+    run_cmds,
+    sdqa_cmds,
+)
 
 app = typer.Typer(
     name="dialectbench",
@@ -29,7 +37,7 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     """dialectbench command line."""
 
 
-for module in (registry_cmds, analysis_cmds, data_cmds, run_cmds, report_cmds, sdqa_cmds):
+for module in (registry_cmds, analysis_cmds, data_cmds, run_cmds, report_cmds, sdqa_cmds, models_cmds):
     module.register(app)
 
 if __name__ == "__main__":

@@ -215,15 +215,27 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
         raise typer.Exit(1)
 
 
+METRICS_OPT = typer.Option("primary", "--metrics", help="primary (the scores table contract) or all: "
+                           "one column per stored metric (LAS, chrF, exact match, accuracy...).")
+
+
 @results_app.command("export")
 def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Path | None = OUT_OPT,
-               all_rows: bool = ALL_OPT) -> None:
+               all_rows: bool = ALL_OPT, metrics: str = METRICS_OPT) -> None:
     """Write the scores table (task, cluster, variety, model, setting, train_on, metric, score, n)."""
+    if metrics not in ("primary", "all"):
+        fail(f"--metrics is primary or all, not {metrics!r}")
     if not store.is_file():
         fail(f"no result store at {store} (run `dialectbench run` first or pass --store)")
     with Store(store) as db:
-        rows = db.scores(latest=not all_rows, detail=all_rows)
+        rows = db.scores(latest=not all_rows, detail=True)
+        if metrics == "all":
+            from dialectbench.runner.results_file import wide_rows
+
+            rows, metric_columns = wide_rows(db, rows)
     columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key"] if all_rows else [])
+    if metrics == "all":
+        columns += metric_columns
     if out is None:
         emit(rows, fmt, title=f"scores ({store})", columns=columns)
         return

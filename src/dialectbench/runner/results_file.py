@@ -40,6 +40,19 @@ def all_metrics(metric: str, score: float | None, extra: dict[str, Any] | None) 
     return out
 
 
+def wide_rows(db: Store, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """`rows` (scores with job_key) plus one column per metric any of them has, as `metric:<name>`."""
+    extras = {r["job_key"]: r for r in db.conn.execute("SELECT job_key, metric, score, extra FROM scores")}
+    names: list[str] = []
+    out = []
+    for row in rows:
+        s = extras.get(row["job_key"])
+        found = all_metrics(s["metric"], s["score"], json.loads(s["extra"] or "{}")) if s else {}
+        names += [n for n in found if n not in names]
+        out.append({**row, **{f"metric:{k}": v for k, v in found.items()}})
+    return out, [f"metric:{n}" for n in sorted(names)]
+
+
 def job_scores(db: Store, keys: Sequence[str]) -> list[dict[str, Any]]:
     """Per job of `keys`: its names, status, message, fingerprint, config and every metric."""
     wanted = set(keys)
