@@ -110,10 +110,11 @@ def _build_report(store: Path, folder: Path, keys: list[str]) -> None:
     """The HTML report of this run's jobs in its own folder (never mixed with other runs, nothing stale);
     a run whose results cannot make a report still succeeded."""
     from dialectbench.report import ReportInputError, build_report
-    from dialectbench.runner.summary import scores_frame
+    from dialectbench.runner.results_file import StoreSelection
 
     try:
-        out = build_report(scores_frame(store, keys), folder)
+        with Store(store) as db:
+            out = build_report(StoreSelection(db, keys), folder)
     except (ReportInputError, ValueError) as err:
         stderr.print(f"[yellow]warning:[/] no report built: {err}", highlight=False)
         return

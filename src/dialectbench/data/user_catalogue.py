@@ -173,7 +173,7 @@ def _entry_problems(path: Path, node: Any, cat: UserTaskCatalogue, read: bool) -
 
     problems = []
     packaged = {e.variety for e in load_catalogue(cat.task).entries}
-    src = DataSource(path.parent, {cat.task: cat}, kind="user")
+    src = DataSource(path.parent, {cat.task: cat}, kind="mirror")  # files under the YAML folder
     for i, e in enumerate(cat.entries):
         if e.variety in packaged:
             problems.append(f"{_where(path, node, ('entries', i, 'variety'))}: {e.variety!r} already has "
@@ -312,7 +312,7 @@ class UserDataSource:
         self._base = base
         self._user: dict[tuple[str, str], Any] = {}
         for item in items:
-            src = DataSource(item.root, {item.catalogue.task: item.catalogue}, kind="user")
+            src = DataSource(item.root, {item.catalogue.task: item.catalogue}, kind="mirror")  # files under the YAML folder
             for e in item.catalogue.entries:
                 self._user[(item.catalogue.task, e.variety)] = src
 
