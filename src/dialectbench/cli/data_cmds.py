@@ -83,18 +83,19 @@ def list_cmd(task: str | None = TASK_OPTION, data_dir: Path | None = DATA_DIR_OP
 
 
 @data_app.command("stats")
-def stats_cmd(task: str = typer.Option(..., "--task", "-t", help="Task id (or mt for both MT)."),
-              data_dir: Path | None = DATA_DIR_OPTION, fmt: Format = FORMAT_OPTION) -> None:
+def stats_cmd(task: str | None = TASK_OPTION, data_dir: Path | None = DATA_DIR_OPTION,
+              fmt: Format = FORMAT_OPTION) -> None:
     """Examples and tokens per variety and split (the sample suite without --data-dir)."""
     from dialectbench.data.errors import DataError
     from dialectbench.data.source import open_source, stats_rows
 
     try:
         src = open_source(data_dir)
-        rows = [r for t in _tasks(task) for r in stats_rows(src, t)]
+        tasks = _tasks(task) if task is not None else [t for t in _tasks(None) if t in src.catalogues]
+        rows = [r for t in tasks for r in stats_rows(src, t)]
     except DataError as err:
         fail(str(err))
-    emit(rows, fmt, title=f"{task} ({src.kind}: {src.root})")
+    emit(rows, fmt, title=f"{task or 'all tasks'} ({src.kind}: {src.root})")
 
 
 FILES_ARG = typer.Argument(..., help="Catalogue YAML file(s) of your own datasets.")

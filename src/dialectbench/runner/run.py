@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from dialectbench import __version__
 from dialectbench.data.user_catalogue import with_user_data
 from dialectbench.runner.executor import InProcessExecutor
+from dialectbench.runner.once import warnings_once
 from dialectbench.runner.options import LimitedBackend, LimitedSource, OptionError, RunOptions
 from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan
 from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store
@@ -154,12 +155,13 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
                       config=job_config, catalog=catalog)
     db = Store(store)
     try:
-        return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
-                        run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
-                                    "model": model_name, "settings": plan.settings, "rerun": rerun,
-                                    "data_dir": None if data_dir is None else str(data_dir),
-                                    "store": str(store), "device": options.device, **job_config},
-                        seed=seed, rerun=rerun)
+        with warnings_once():  # sacrebleu's detokenize notice once per run, not once per MT job
+            return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
+                            run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
+                                        "model": model_name, "settings": plan.settings, "rerun": rerun,
+                                        "data_dir": None if data_dir is None else str(data_dir),
+                                        "store": str(store), "device": options.device, **job_config},
+                            seed=seed, rerun=rerun)
     finally:
         db.close()
 
