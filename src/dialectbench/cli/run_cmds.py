@@ -150,9 +150,9 @@ NO_REPORT_OPT = typer.Option(False, "--no-report", help="Do not build the report
 EXPORT_FORMAT_OPT = typer.Option(Format.csv, "--format", "-f", help="csv, json or table.")
 OUT_OPT = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.")
 # quick and controlled runs, outputs and user catalogues (issue 17)
-RUN_OUT_OPT = typer.Option(Path("dialectbench-results"), "--out", "-o",
+RUN_OUT_OPT = typer.Option(None, "--out", "-o",
                            help="Results folder: the store (unless --store), runs/<run-id>/results.json "
-                           "and runs/<run-id>/report/.")
+                           "and runs/<run-id>/report/ (default: dialectbench-results, or the --store folder).")
 RUN_STORE_OPT = typer.Option(None, "--store", help="SQLite result store (default: <out>/results.sqlite).")
 LIMIT_OPT = typer.Option(None, "--limit", min=1, help="Evaluate only the first N test examples of each job "
                          "(a smoke test; scores are stored as '<model> (limit N)').")
@@ -171,7 +171,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             clusters: list[str] | None = CLUSTERS_OPT, model: str = MODEL_OPT,
             settings: list[str] | None = SETTINGS_OPT, data_dir: Path | None = DATA_DIR_OPT,
             store: Path | None = RUN_STORE_OPT, seed: int = SEED_OPT, rerun: bool = RERUN_OPT,
-            no_report: bool = NO_REPORT_OPT, out: Path = RUN_OUT_OPT, limit: int | None = LIMIT_OPT,
+            no_report: bool = NO_REPORT_OPT, out: Path | None = RUN_OUT_OPT, limit: int | None = LIMIT_OPT,
             device: str | None = DEVICE_OPT, batch_size: int | None = BATCH_SIZE_OPT,
             epochs: int | None = EPOCHS_OPT, max_train_minutes: float | None = MAX_TRAIN_OPT,
             catalogue: list[Path] | None = CATALOGUE_OPT) -> None:
@@ -180,7 +180,8 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
 
     if varieties and clusters:
         fail("give --varieties or --clusters, not both")
-    store = store if store is not None else out / "results.sqlite"
+    out = out if out is not None else (store.parent if store is not None else DEFAULT_STORE.parent)
+    store = store if store is not None else out / DEFAULT_STORE.name
     try:
         options = RunOptions(limit=limit, device=device, batch_size=batch_size, epochs=epochs,
                              max_train_minutes=max_train_minutes)

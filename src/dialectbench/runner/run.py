@@ -140,9 +140,10 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
         source = LimitedSource(source, options.limit)
     if backend is None:
         try:
-            backend = _get_backend(model, options.backend_options(model))
+            backend_options = options.backend_options(model)
         except OptionError as err:
             raise RunError(str(err)) from None
+        backend = _get_backend(model, backend_options) if backend_options else _get_backend(model)
         _preflight(backend)
     model_name = getattr(backend, "name", model)
     if options.limit is not None:  # a smoke test's scores must never pass for (or shadow) a full run's
