@@ -86,18 +86,22 @@ def emit(rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = Non
 def _column_widths(rows: Sequence[dict[str, Any]], cols: list[str], width: int) -> list[int | None]:
     """Fixed column widths such that numbers never wrap and text wraps between words, not inside one,
     when the terminal is wide enough for that (None: let rich decide, folding long words as before)."""
-    need, least = [], []
+    need, whole, cells_only = [], [], []
     for c in cols:
         cells = [_cell(r.get(c)).replace(",", ", ") if isinstance(r.get(c), (list, tuple, set, frozenset))
                  else _cell(r.get(c)) for r in rows]
         numeric = bool(rows) and all(_NUMBER.match(v) for v in cells)
         full = max([len(c), *(len(v) for v in cells)])
         words = max([len(w) for v in [c, *cells] for w in v.split()] or [1])
+        cell_words = max([len(w) for v in cells for w in v.split()] or [1])
         need.append(full)
-        least.append(full if numeric else min(words, 24))
+        whole.append(full if numeric else min(words, 24))  # headers and cells whole
+        cells_only.append(max(len(v) for v in cells) if numeric and cells else min(cell_words, 24))
     room = width - 3 * len(cols) - 1  # borders and padding
     if sum(need) <= room:
         return [None] * len(cols)  # everything fits on one line: rich's own layout
+    # headers whole if possible, else only the cells (a long header may then fold), else rich's folding
+    least = whole if sum(whole) <= room else cells_only
     if sum(least) > room:
         return [None] * len(cols)
     widths = list(least)
