@@ -87,6 +87,8 @@ def test_training_options_reach_the_backends_and_their_configs():
         RunOptions(device="cuda").backend_options("baseline")
     with pytest.raises(OptionError, match="at least 1"):
         RunOptions(limit=0)
+    with pytest.raises(OptionError, match="cuda:N"):
+        RunOptions(device="gpu0")
 
 
 def test_hf_time_cap_is_a_training_option():

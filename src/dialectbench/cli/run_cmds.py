@@ -139,7 +139,8 @@ VARIETIES_OPT = typer.Option(None, "--varieties", "-v", help="Varieties to evalu
 CLUSTERS_OPT = typer.Option(None, "--clusters", "-c", help="Clusters to evaluate, comma-separated.")
 MODEL_OPT = typer.Option("baseline", "--model", "-m",
                          help="Backend: baseline (CPU, offline), mbert, xlmr, nllb-600m, nllb-1.3b, "
-                         "hf:<model id or local folder>, or llm:<OpenAI-compatible base URL> (icl).")
+                         "hf:<model id or local folder>, or llm:<OpenAI-compatible base URL> (icl); "
+                         "see `dialectbench models`.")
 SETTINGS_OPT = typer.Option(None, "--settings", "-s",
                             help="in-variety, in-cluster, combined, zero-shot, icl (default: each task's own).")
 DATA_DIR_OPT = typer.Option(None, "--data-dir", "-d", help="Local data mirror (default: the bundled sample suite).")

@@ -18,6 +18,7 @@ A time cap makes results depend on machine speed; it is keyed so that such resul
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,6 +40,8 @@ class RunOptions:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise OptionError(f"--{name.replace('_', '-')} must be at least 1 (got {value})")
+        if self.device is not None and not re.fullmatch(r"cpu|cuda(:\d+)?|mps", self.device):
+            raise OptionError(f"--device is cpu, cuda, cuda:N or mps, not {self.device!r}")
         if self.max_train_minutes is not None and self.max_train_minutes <= 0:
             raise OptionError(f"--max-train-minutes must be positive (got {self.max_train_minutes})")
 
