@@ -60,3 +60,16 @@ def test_tables_fit_80_columns_and_never_cut_a_word(monkeypatch, capsys):
     seven = words(list(rows[0]))  # one more column: the cells stay whole, a long header may fold
     for word in ("southwestern", "shifted", "romance", "baseline", "-68.80", "50.70", "a,", "b"):
         assert word in seven, word
+
+
+def test_a_rebuilt_report_folder_keeps_no_stale_figures(tmp_path):
+    from dialectbench.report import build_report
+
+    ours = _ours()
+    both = pd.concat([ours, ours.assign(task="nli", metric="f1")], ignore_index=True)
+    build_report(both, tmp_path, formats=["csv"], n_resamples=10)
+    assert any("nli" in p.name for p in (tmp_path / "figures").iterdir())
+    build_report(ours, tmp_path, formats=["csv"], n_resamples=10)
+    assert not any("nli" in p.name for p in (tmp_path / "figures").iterdir())
+    assert not any("nli" in p.name for p in (tmp_path / "tables").iterdir())
+    assert any("tc" in p.name for p in (tmp_path / "figures").iterdir())
