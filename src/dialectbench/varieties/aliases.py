@@ -96,6 +96,15 @@ def by_meaning(reg: Registry, text: str, n: int = 3) -> list[str]:
     return [t for t in dict.fromkeys(targets) if t in reg]
 
 
+def by_meaning_scored(reg: Registry, text: str, n: int = 3) -> list[tuple[float, str]]:
+    """(similarity of `text` to a common name, the registry name behind it) for the closest ones."""
+    key = _norm(text)
+    names = list(COMMON_NAMES) + list(ISO_CODES)
+    close = difflib.get_close_matches(key, names, n=n, cutoff=0.6)
+    out = [(difflib.SequenceMatcher(None, key, c).ratio(), COMMON_NAMES.get(c) or ISO_CODES[c]) for c in close]
+    return [(r, t) for r, t in out if t in reg]
+
+
 def merge(*lists: Iterable[str], n: int = 5) -> list[str]:
     """Suggestions from several sources, first occurrence wins, at most `n`."""
     return list(dict.fromkeys(s for lst in lists for s in lst))[:n]

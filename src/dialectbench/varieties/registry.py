@@ -135,9 +135,14 @@ class Registry:
         """Closest registered names (difflib ratio on the normalised form)."""
         from dialectbench.varieties import aliases
 
-        keys = difflib.get_close_matches(lookup_key(name), list(self._by_key), n=n, cutoff=0.5)
-        # by meaning first ("swiss germna" -> central alemannic), then by spelling
-        return aliases.merge(aliases.by_meaning(self, name), [self._by_key[k].name for k in keys], n=n)
+        key = lookup_key(name)
+        keys = difflib.get_close_matches(key, list(self._by_key), n=n, cutoff=0.5)
+        # by spelling and by meaning ("swiss germna" -> the common name swiss german -> central alemannic),
+        # the closer match first
+        scored = [(difflib.SequenceMatcher(None, key, k).ratio(), self._by_key[k].name) for k in keys]
+        scored += aliases.by_meaning_scored(self, name)
+        scored.sort(key=lambda pair: -pair[0])
+        return aliases.merge([v for _, v in scored], n=n)
 
     def varieties(self, task: str | None = None, cluster: str | None = None) -> list[Variety]:
         """Varieties, optionally only those in `task` (a task id, or `mt` for both MT flavours) and `cluster`."""
