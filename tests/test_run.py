@@ -170,7 +170,11 @@ def test_report_hook_is_called_when_the_report_package_has_build_report(tmp_path
     CliRunner().invoke(app, ["run", "--tasks", "tc", "--store", str(store), "--no-report"])
     assert calls == []
     CliRunner().invoke(app, ["run", "--tasks", "tc", "--store", str(store)])
-    assert calls == [(store, tmp_path / "report")]
+    # the report of this run only (a view of the store on its jobs), in the run's own folder
+    ((selection, out),) = calls
+    assert selection.path == store and out.parent.parent == tmp_path / "runs" and out.name == "report"
+    with Store(store) as db:
+        assert db.done_keys() and db.done_keys() <= set(selection.keys)
 
 
 CONLLU = """# sent_id = {sid}

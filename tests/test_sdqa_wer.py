@@ -134,7 +134,7 @@ def test_cli_json_unfairness_and_unknown_dialect(shared_data):
                                    "unfairness", "--format", "json"])
     assert res.exit_code == 0
     assert {r["model"] for r in json.loads(res.stdout)} == {"en-US", "localized"}
-    bad = CliRunner().invoke(app, ["sdqa", "wer", "--data-dir", str(shared_data / "sd-qa"), "-d", "kenia"])
+    bad = CliRunner().invoke(app, ["sdqa", "wer", "-d", str(shared_data / "sd-qa"), "--dialect", "kenia"])
     assert bad.exit_code != 0 and "kenya" in bad.output and "kenia" in bad.output
 
 

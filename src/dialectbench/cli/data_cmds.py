@@ -83,18 +83,45 @@ def list_cmd(task: str | None = TASK_OPTION, data_dir: Path | None = DATA_DIR_OP
 
 
 @data_app.command("stats")
-def stats_cmd(task: str = typer.Option(..., "--task", "-t", help="Task id (or mt for both MT)."),
-              data_dir: Path | None = DATA_DIR_OPTION, fmt: Format = FORMAT_OPTION) -> None:
+def stats_cmd(task: str | None = TASK_OPTION, data_dir: Path | None = DATA_DIR_OPTION,
+              fmt: Format = FORMAT_OPTION) -> None:
     """Examples and tokens per variety and split (the sample suite without --data-dir)."""
     from dialectbench.data.errors import DataError
     from dialectbench.data.source import open_source, stats_rows
 
     try:
         src = open_source(data_dir)
-        rows = [r for t in _tasks(task) for r in stats_rows(src, t)]
+        tasks = _tasks(task) if task is not None else [t for t in _tasks(None) if t in src.catalogues]
+        rows = [r for t in tasks for r in stats_rows(src, t)]
     except DataError as err:
         fail(str(err))
-    emit(rows, fmt, title=f"{task} ({src.kind}: {src.root})")
+    emit(rows, fmt, title=f"{task or 'all tasks'} ({src.kind}: {src.root})")
+
+
+FILES_ARG = typer.Argument(..., help="Catalogue YAML file(s) of your own datasets.")
+
+
+@data_app.command("validate")
+def validate_cmd(files: list[Path] = FILES_ARG,
+                 no_read: bool = typer.Option(False, "--no-read", help="Check schema and paths only, "
+                                              "without reading the data files.")) -> None:
+    """Check your own catalogue file(s): schema, variety names and clusters, data paths and the data
+    itself; every problem on one line with file and line number."""
+    from dialectbench.data.user_catalogue import validate_file
+
+    bad = 0
+    for path in files:
+        cat, problems = validate_file(path, read=not no_read)
+        for problem in problems:
+            stderr.print(f"[bold red]error:[/] {problem}", highlight=False)
+        bad += len(problems)
+        if cat is not None and not problems:
+            stderr.print(f"{path}: ok ({cat.task}: {len(cat.entries)} entr{'y' if len(cat.entries) == 1 else 'ies'}, "
+                         f"{len(cat.varieties)} new variet{'y' if len(cat.varieties) == 1 else 'ies'})",
+                         highlight=False)
+    if bad:
+        stderr.print(f"{bad} problem(s)", highlight=False)
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from enum import Enum
@@ -31,6 +32,9 @@ class Format(str, Enum):
 
 
 FORMAT_OPTION = typer.Option(Format.table, "--format", "-f", help="Output format: table, csv or json.")
+
+
+_NUMBER = re.compile(r"^(-|[-+]?\d+(\.\d+)?(e[-+]?\d+)?%?)$")
 
 
 def _jsonable(value: Any) -> Any:
@@ -70,11 +74,44 @@ def emit(rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = Non
                              else ("" if r.get(c) is None else r.get(c)) for c in cols})
     else:
         table = Table(title=title, header_style="bold")
-        for c in cols:
-            table.add_column(c, overflow="fold")
+        console = Console()
+        for c, fixed in zip(cols, _column_widths(rows, cols, console.width)):
+            table.add_column(c, overflow="fold", width=fixed)
         for r in rows:
-            table.add_row(*(_cell(r.get(c)) for c in cols))
-        Console().print(table)
+            # lists as "a, b": a narrow terminal then wraps them between items, not inside one
+            table.add_row(*(_cell(r.get(c)).replace(",", ", ") if isinstance(r.get(c), (list, tuple, set,
+                            frozenset)) else _cell(r.get(c)) for c in cols))
+        console.print(table)
+
+
+def _column_widths(rows: Sequence[dict[str, Any]], cols: list[str], width: int) -> list[int | None]:
+    """Fixed column widths such that numbers never wrap and text wraps between words, not inside one,
+    when the terminal is wide enough for that (None: let rich decide, folding long words as before)."""
+    need, whole, cells_only = [], [], []
+    for c in cols:
+        cells = [_cell(r.get(c)).replace(",", ", ") if isinstance(r.get(c), (list, tuple, set, frozenset))
+                 else _cell(r.get(c)) for r in rows]
+        numeric = bool(rows) and all(_NUMBER.match(v) for v in cells)
+        full = max([len(c), *(len(v) for v in cells)])
+        words = max([len(w) for v in [c, *cells] for w in v.split()] or [1])
+        cell_words = max([len(w) for v in cells for w in v.split()] or [1])
+        need.append(full)
+        whole.append(full if numeric else min(words, 24))  # headers and cells whole
+        cells_only.append(max(len(v) for v in cells) if numeric and cells else min(cell_words, 24))
+    room = width - 3 * len(cols) - 1  # borders and padding
+    if sum(need) <= room:
+        return [None] * len(cols)  # everything fits on one line: rich's own layout
+    # headers whole if possible, else only the cells (a long header may then fold), else rich's folding
+    least = whole if sum(whole) <= room else cells_only
+    if sum(least) > room:
+        return [None] * len(cols)
+    widths = list(least)
+    spare = room - sum(widths)
+    wants = [n - w for n, w in zip(need, widths)]
+    total = sum(wants) or 1
+    for i, want in enumerate(wants):  # the rest in proportion to what each column still lacks
+        widths[i] += min(want, spare * want // total)
+    return widths
 
 
 def fail(message: str, code: int = 2) -> None:

@@ -24,13 +24,23 @@ SPEAKERS_OPT = typer.Option(None, "--speakers", help="CSV with columns variety, 
                                                      "weights replacing the registry's).")
 
 
+CATALOGUE_OPT = typer.Option(None, "--catalogue", help="Your dataset catalogue YAML (repeatable; also "
+                             "$DIALECTBENCH_CATALOGUE): its new varieties' speakers and clusters.")
+
+
 def report_cmd(store: Path | None = STORE_OPT, scores: str | None = SCORES_OPT, out: Path = OUT_OPT,
                formats: list[str] | None = FORMAT_OPT, compare: str | None = COMPARE_OPT,
                sdqa: Path | None = SDQA_OPT, sdqa_values: Path | None = SDQA_VALUES_OPT,
-               speakers: Path | None = SPEAKERS_OPT) -> None:
+               speakers: Path | None = SPEAKERS_OPT, catalogue: list[Path] | None = CATALOGUE_OPT) -> None:
     """Tables (seed 000 Tables 3, 4, 23-31), figures (3/7-10, 4/11) and a self-contained index.html."""
     from dialectbench.analysis import ScoresError
+    from dialectbench.data.user_catalogue import UserCatalogueError, use_user_catalogues
     from dialectbench.report import FORMATS, ReportInputError, build_report
+
+    try:
+        use_user_catalogues(catalogue or [])
+    except UserCatalogueError as err:
+        fail(str(err))
 
     if (store is None) == (scores is None):
         fail("give exactly one of --store FILE or --scores CSV (or --scores paper)")

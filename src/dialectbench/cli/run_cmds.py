@@ -108,12 +108,15 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _build_report(store: Path) -> None:
-    """The HTML report beside the store; a run whose results cannot make a report still succeeded."""
+def _build_report(store: Path, folder: Path, keys: list[str]) -> None:
+    """The HTML report of this run's jobs in its own folder (never mixed with other runs, nothing stale);
+    a run whose results cannot make a report still succeeded."""
     from dialectbench.report import ReportInputError, build_report
+    from dialectbench.runner.results_file import StoreSelection
 
     try:
-        out = build_report(store, store.parent / "report")
+        with Store(store) as db:
+            out = build_report(StoreSelection(db, keys), folder)
     except (ReportInputError, ValueError) as err:
         stderr.print(f"[yellow]warning:[/] no report built: {err}", highlight=False)
         return
@@ -126,7 +129,19 @@ def _executor(kind: str, ray_address: str | None, cpus: float | None, gpus: floa
     try:
         return make_executor(kind, ray_address=ray_address, cpus_per_job=cpus, gpus_per_job=gpus)
     except (ValueError, RayUnavailable) as err:
-        fail(str(err))  # the message names the extra, '[ray]', which rich would take for markup
+        fail(str(err))
+
+
+def _write_results(store: Path, out: Path, run_id: str, keys: list[str]) -> Path | None:
+    from dialectbench.runner.results_file import write_results
+
+    try:
+        path = write_results(store, out, run_id, keys)
+    except OSError as err:
+        stderr.print(f"[yellow]warning:[/] could not write the results file: {err}", highlight=False)
+        return None
+    stderr.print(f"results: {path}", highlight=False)
+    return path
 
 
 TASKS_OPT = typer.Option(None, "--tasks", "-t", help="Task ids, comma-separated (dep,pos,...; mt = both MT).")
@@ -134,7 +149,8 @@ VARIETIES_OPT = typer.Option(None, "--varieties", "-v", help="Varieties to evalu
 CLUSTERS_OPT = typer.Option(None, "--clusters", "-c", help="Clusters to evaluate, comma-separated.")
 MODEL_OPT = typer.Option("baseline", "--model", "-m",
                          help="Backend: baseline (CPU, offline), mbert, xlmr, nllb-600m, nllb-1.3b, "
-                         "hf:<model id or local folder>, or llm:<OpenAI-compatible base URL> (icl).")
+                         "hf:<model id or local folder>, or llm:<OpenAI-compatible base URL> (icl); "
+                         "see `dialectbench models`.")
 SETTINGS_OPT = typer.Option(None, "--settings", "-s",
                             help="in-variety, in-cluster, combined, zero-shot, icl (default: each task's own).")
 DATA_DIR_OPT = typer.Option(None, "--data-dir", "-d", help="Local data mirror (default: the bundled sample suite).")
@@ -156,6 +172,20 @@ GPUS_PER_JOB_OPT = typer.Option(None, "--gpus-per-job", min=0.0,
                                 "(default: 1 for transformer models when the cluster has GPUs, else 0).")
 EXPORT_FORMAT_OPT = typer.Option(Format.csv, "--format", "-f", help="csv, json or table.")
 OUT_OPT = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.")
+# quick and controlled runs, outputs and user catalogues (issue 17)
+RUN_OUT_OPT = typer.Option(None, "--out", "-o",
+                           help="Results folder: the store (unless --store), runs/<run-id>/results.json "
+                           "and runs/<run-id>/report/ (default: dialectbench-results, or the --store folder).")
+RUN_STORE_OPT = typer.Option(None, "--store", help="SQLite result store (default: <out>/results.sqlite).")
+LIMIT_OPT = typer.Option(None, "--limit", min=1, help="Evaluate only the first N test examples of each job "
+                         "(a smoke test; scores are stored as '<model> (limit N)').")
+DEVICE_OPT = typer.Option(None, "--device", help="hf models: cuda, cuda:1, cpu (default: cuda when available).")
+BATCH_SIZE_OPT = typer.Option(None, "--batch-size", min=1, help="hf models: training batch size.")
+EPOCHS_OPT = typer.Option(None, "--epochs", min=1, help="Training epochs (hf models; the baseline parser).")
+MAX_TRAIN_OPT = typer.Option(None, "--max-train-minutes", min=0.01,
+                             help="Wall-clock cap on each training (results then depend on machine speed).")
+CATALOGUE_OPT = typer.Option(None, "--catalogue", help="Your own dataset catalogue YAML (repeatable; "
+                             "also $DIALECTBENCH_CATALOGUE, paths separated by ':').")
 ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
                        "seed, run id and job key.")
 
@@ -163,21 +193,34 @@ ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the late
 def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = VARIETIES_OPT,
             clusters: list[str] | None = CLUSTERS_OPT, model: str = MODEL_OPT,
             settings: list[str] | None = SETTINGS_OPT, data_dir: Path | None = DATA_DIR_OPT,
-            store: Path = STORE_OPT, seed: int = SEED_OPT, rerun: bool = RERUN_OPT,
-            no_report: bool = NO_REPORT_OPT, executor: str = EXECUTOR_OPT,
+            store: Path | None = RUN_STORE_OPT, seed: int = SEED_OPT, rerun: bool = RERUN_OPT,
+            no_report: bool = NO_REPORT_OPT, out: Path | None = RUN_OUT_OPT, limit: int | None = LIMIT_OPT,
+            device: str | None = DEVICE_OPT, batch_size: int | None = BATCH_SIZE_OPT,
+            epochs: int | None = EPOCHS_OPT, max_train_minutes: float | None = MAX_TRAIN_OPT,
+            catalogue: list[Path] | None = CATALOGUE_OPT, executor: str = EXECUTOR_OPT,
             ray_address: str | None = RAY_ADDRESS_OPT, cpus_per_job: float | None = CPUS_PER_JOB_OPT,
             gpus_per_job: float | None = GPUS_PER_JOB_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
+    from dialectbench.runner.options import OptionError, RunOptions
+
     if varieties and clusters:
         fail("give --varieties or --clusters, not both")
     runner_executor = _executor(executor, ray_address, cpus_per_job, gpus_per_job)
+    out = out if out is not None else (store.parent if store is not None else DEFAULT_STORE.parent)
+    store = store if store is not None else out / DEFAULT_STORE.name
+    try:
+        options = RunOptions(limit=limit, device=device, batch_size=batch_size, epochs=epochs,
+                             max_train_minutes=max_train_minutes)
+    except OptionError as err:
+        fail(str(err))
+    _use_catalogues(catalogue)
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None
     try:
         with RichProgress(stderr) as progress:
             result = run(tasks=tasks, varieties=varieties, clusters=clusters, model=model, settings=settings,
                          data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress,
-                         executor=runner_executor)
+                         executor=runner_executor, options=options)
     except (PlanError, RunError) as err:
         fail(str(err))
     except RayUnavailable as err:
@@ -195,21 +238,34 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
     raced = f", {c['raced']} finished first by another run" if c["raced"] else ""
     stderr.print(f"{c['done']} job(s) run, {c['reused']} already in the store{raced}, {c['skipped']} skipped, "
                  f"{c['failed']} failed; results in {store}", highlight=False)
+    _write_results(store, out, result.run_id, result.job_keys)
     if not no_report:
-        _build_report(store)
+        _build_report(store, out / "runs" / result.run_id / "report", result.job_keys)
     if c["failed"]:
         raise typer.Exit(1)
 
 
+METRICS_OPT = typer.Option("primary", "--metrics", help="primary (the scores table contract) or all: "
+                           "one column per stored metric (LAS, chrF, exact match, accuracy...).")
+
+
 @results_app.command("export")
 def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Path | None = OUT_OPT,
-               all_rows: bool = ALL_OPT) -> None:
+               all_rows: bool = ALL_OPT, metrics: str = METRICS_OPT) -> None:
     """Write the scores table (task, cluster, variety, model, setting, train_on, metric, score, n)."""
+    if metrics not in ("primary", "all"):
+        fail(f"--metrics is primary or all, not {metrics!r}")
     if not store.is_file():
         fail(f"no result store at {store} (run `dialectbench run` first or pass --store)")
     with Store(store) as db:
-        rows = db.scores(latest=not all_rows, detail=all_rows)
+        rows = db.scores(latest=not all_rows, detail=True)
+        if metrics == "all":
+            from dialectbench.runner.results_file import wide_rows
+
+            rows, metric_columns = wide_rows(db, rows)
     columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key"] if all_rows else [])
+    if metrics == "all":
+        columns += metric_columns
     if out is None:
         emit(rows, fmt, title=f"scores ({store})", columns=columns)
         return
@@ -217,6 +273,16 @@ def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Pa
     with out.open("w", encoding="utf-8", newline="") as fh, contextlib.redirect_stdout(fh):
         emit(rows, fmt, columns=columns)
     print(f"{len(rows)} row(s) written to {out}", file=sys.stderr)
+
+
+def _use_catalogues(paths: list[Path] | None) -> None:
+    """Load the user's catalogues (--catalogue and $DIALECTBENCH_CATALOGUE) before planning."""
+    from dialectbench.data.user_catalogue import UserCatalogueError, use_user_catalogues
+
+    try:
+        use_user_catalogues(paths or [])
+    except UserCatalogueError as err:
+        fail(str(err))
 
 
 def register(app: typer.Typer) -> None:

@@ -13,10 +13,11 @@ from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
 sdqa_app = typer.Typer(help="Spoken dialectal QA (SD-QA): ASR, WER by dialect, QA, fairness, demo.",
                        no_args_is_help=True)
 
-DATA_DIR = typer.Option(..., "--data-dir", help="SD-QA folder (holding <split>/<lang>/) or its parent.")
+DATA_DIR = typer.Option(..., "--data-dir", "-d", help="SD-QA folder (holding <split>/<lang>/) or its parent.")
 LANG = typer.Option("eng", "--lang", help="SD-QA language code: eng, ara, ben, kor, swa.")
 SPLIT = typer.Option("dev", "--split", help="Split: dev or test.")
-DIALECT = typer.Option(None, "--dialect", "-d", help="Dialect folder code (repeatable); default all.")
+# no -d here: -d is --data-dir in every other command
+DIALECT = typer.Option(None, "--dialect", help="Dialect folder code (repeatable); default all.")
 
 
 def _num(x):

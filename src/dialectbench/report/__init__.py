@@ -39,11 +39,23 @@ def build_report(store_or_scores: Any, out_dir: str | Path, formats: Iterable[st
     extra = load_sdqa_results(sdqa, sdqa_examples) if sdqa is not None else None
     data = build_data(inp, compare_paper=compare_paper, speakers=speakers, n_resamples=n_resamples, sdqa=extra)
     tables = all_tables(data)
+    _clear_stale(out)
     write_tables(tables, out / "tables", [f for f in formats if f != "html"])
     figures = all_figures(data, out / "figures")
     if "html" in formats:
         return render_html(data, tables, figures, out, title=title)
     return out / "tables"
+
+
+def _clear_stale(out: Path) -> None:
+    """Remove the tables and figures an earlier build left in `out` (a task no longer in the scores
+    would otherwise keep its old figure); only files of the kinds the report writes, in its subfolders."""
+    for sub, kinds in (("tables", {".md", ".tex", ".csv"}), ("figures", {".svg", ".png"})):
+        folder = out / sub
+        if folder.is_dir():
+            for path in folder.iterdir():
+                if path.is_file() and path.suffix in kinds:
+                    path.unlink()
 
 
 def _check_formats(formats: Iterable[str]) -> list[str]:

@@ -35,6 +35,7 @@ class ReportData:
     paper: dict[str, pd.DataFrame] | None = None
     sdqa: dict[str, Any] | None = None
     n_resamples: int = 1000
+    comparison: Any = None  # report.compare.Comparison with --compare paper: published rows beside ours
 
 
 def _task_order(tasks) -> list[str]:
@@ -178,9 +179,19 @@ def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any =
     task_sum = analysis.task_summary(df)
     clusters = _cluster_intervals(analysis.cluster_summary(df, speakers=speakers), best)
     gap_table = analysis.gaps(df)
+    leaderboard, matrix, comparison = _leaderboard(df, task_sum), _model_matrix(df, best, models), None
+    if compare_paper:  # the published models ranked beside ours, on the varieties both have
+        from dialectbench.report.compare import paper_comparison
+
+        comparison = paper_comparison(df)
+        both = comparison.scores
+        if not both.empty:
+            leaderboard = _leaderboard(both, analysis.task_summary(both))
+            matrix = _model_matrix(both, best, sorted(set(both["model"])))
     return ReportData(
         source=inp.source, scores=df, tasks=tasks, models=models, best=best, task_summary=task_sum,
         clusters=clusters, gaps=gap_table, gap_summary=_gap_summary(gap_table),
-        leaderboard=_leaderboard(df, task_sum), model_matrix=_model_matrix(df, best, models),
+        leaderboard=leaderboard, model_matrix=matrix,
         cluster_unseen={k: _cluster_unseen(k[0], k[1], v) for k, v in shown.items()},
-        paper=_paper_tables(tasks) if compare_paper else None, sdqa=sdqa, n_resamples=n_resamples)
+        paper=_paper_tables(tasks) if compare_paper else None, sdqa=sdqa, n_resamples=n_resamples,
+        comparison=comparison)

@@ -258,14 +258,17 @@ def leaderboard_table(data: ReportData, task: str) -> Table:
             Column("average", "Average", "num", 2), Column("rank_min", "Rank (min)", "int"),
             Column("rawlsian_min", "Rawlsian min", "num", 2), Column("min_variety", "Worst variety"),
             Column("coverage", "Varieties")]
-    return Table(f"leaderboard_{task}", f"Leaderboard: {_task_label(task)}", cols, rows, task=task,
-                 note="Per model: mean and minimum of its best score per variety. Models missing some "
-                      "varieties rank after complete ones (their averages cover fewer varieties).")
+    note = ("Per model: mean and minimum of its best score per variety. Models missing some "
+            "varieties rank after complete ones (their averages cover fewer varieties).")
+    if data.comparison is not None:  # --compare paper: "(published)" rows are seed 000's
+        note += " " + data.comparison.note(task)
+    return Table(f"leaderboard_{task}", f"Leaderboard: {_task_label(task)}", cols, rows, task=task, note=note)
 
 
 def model_matrix_table(data: ReportData, task: str) -> Table:
     m = data.model_matrix[data.model_matrix["task"] == task]
-    models = [x for x in data.models if m[x].notna().any()]
+    shown = [c for c in m.columns if c not in ("task", "cluster", "variety", "max")]
+    models = [x for x in shown if m[x].notna().any()]
     cols = [Column("cluster", "Cluster"), Column("variety", "Variety"), Column("max", "Max", "num", 2)]
     cols += [Column(x, x, "num", 2) for x in models]
     return Table(f"variety_models_{task}", f"Best score per variety and model: {_task_label(task)}", cols,

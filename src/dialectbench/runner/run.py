@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dialectbench import __version__
+from dialectbench.data.user_catalogue import with_user_data
 from dialectbench.runner.executor import InProcessExecutor
+from dialectbench.runner.once import warnings_once
+from dialectbench.runner.options import LimitedBackend, LimitedSource, OptionError, RunOptions
 from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan
 from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store
 
@@ -97,42 +100,69 @@ def _open_source(data_dir: str | Path | None) -> Any:
         raise RunError(str(err)) from None
 
 
-def _get_backend(model: str) -> Any:
+def _get_backend(model: str, options: dict[str, Any] | None = None) -> Any:
     from dialectbench.backends import get_backend
 
     try:
-        return get_backend(model)
+        return get_backend(model, **(options or {}))
     except (KeyError, ValueError, LookupError) as err:
         raise RunError(f"unknown model {model!r}: {err}") from None
+
+
+def _preflight(backend: Any) -> None:
+    """A model that cannot be loaded fails the run here, once, before any job."""
+    check = getattr(backend, "preflight", None)
+    if check is None:
+        return
+    try:
+        check()
+    except (OSError, ValueError, LookupError) as err:
+        raise RunError(str(err).splitlines()[0] if str(err) else type(err).__name__) from None
 
 
 def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None = None,
         clusters: Sequence[str] | None = None, model: str = "baseline", settings: Sequence[str] | None = None,
         data_dir: str | Path | None = None, store: str | Path = DEFAULT_STORE, seed: int = 0,
         rerun: bool = False, source: Any = None, backend: Any = None, catalog: Catalog | None = None,
-        executor: Any = None, events: RunEvents | None = None) -> RunResult:
+        executor: Any = None, events: RunEvents | None = None, options: RunOptions | None = None) -> RunResult:
     """Plan the jobs, run the pending ones, commit each finished job to `store`; returns the tally.
 
     `source`, `backend`, `catalog` and `executor` default to the bundled sample suite (or `data_dir`),
     `get_backend(model)`, the packaged registry and the in-process executor.
+    `options` (limit, device, batch size, epochs, time cap; see options.py) join the job keys.
     Raises `PlanError` for unknown names and `RunError` when the run cannot start.
     """
     events = events or QuietEvents()
+    options = options or RunOptions()
     source = source if source is not None else _open_source(data_dir)
-    backend = backend if backend is not None else _get_backend(model)
+    source = with_user_data(source)  # the datasets of --catalogue / $DIALECTBENCH_CATALOGUE files
+    if options.limit is not None:
+        source = LimitedSource(source, options.limit)
+    if backend is None:
+        try:
+            backend_options = options.backend_options(model)
+        except OptionError as err:
+            raise RunError(str(err)) from None
+        backend = _get_backend(model, backend_options) if backend_options else _get_backend(model)
+        _preflight(backend)
     model_name = getattr(backend, "name", model)
+    if options.limit is not None:  # a smoke test's scores must never pass for (or shadow) a full run's
+        model_name = f"{model_name} (limit {options.limit})"
+        backend = LimitedBackend(backend, options.limit)
     backend_config = dict(getattr(backend, "config", {}) or {})
-    job_config = {"model": model_name, "backend": backend_config, "seed": seed}
+    job_config = {"model": model_name, "backend": backend_config, "seed": seed, **options.key_config()}
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
                       config=job_config, catalog=catalog)
     db = Store(store)
     try:
-        return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
-                        run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
-                                    "model": model_name, "settings": plan.settings, "rerun": rerun,
-                                    "data_dir": None if data_dir is None else str(data_dir),
-                                    "store": str(store), **job_config}, seed=seed, rerun=rerun)
+        with warnings_once():  # sacrebleu's detokenize notice once per run, not once per MT job
+            return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
+                            run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
+                                        "model": model_name, "settings": plan.settings, "rerun": rerun,
+                                        "data_dir": None if data_dir is None else str(data_dir),
+                                        "store": str(store), "device": options.device, **job_config},
+                            seed=seed, rerun=rerun)
     finally:
         db.close()
 

@@ -43,8 +43,8 @@ def _num(value: Any) -> str | None:
 def task_rows(summary: Any) -> list[dict[str, Any]]:
     """analysis.task_summary -> the columns of seed 000 Table 3."""
     return [{"task": r["task"], "clusters": r["n_clusters"], "varieties": r["n_varieties"],
-             "avg": _num(r["average"]), "max cluster/variety": f"{r['max_cluster']}/{r['max_variety']}",
-             "max": _num(r["max_score"]), "min cluster/variety": f"{r['min_cluster']}/{r['min_variety']}",
+             "avg": _num(r["average"]), "max at": f"{r['max_cluster']}: {r['max_variety']}",
+             "max": _num(r["max_score"]), "min at": f"{r['min_cluster']}: {r['min_variety']}",
              "min": _num(r["min_score"])} for r in _records(summary)]
 
 

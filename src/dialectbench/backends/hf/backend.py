@@ -46,6 +46,11 @@ class HFBackend:
             task_config(task, self.overrides)
         self.verbose = verbose
 
+    def preflight(self) -> None:
+        """Load the model's config and tokenizer once, before any job, so that a model that cannot be
+        loaded fails the run up front (HFModelError) instead of once per job."""
+        load_tokenizer(self.spec, load_config(self.spec))
+
     @property
     def config(self) -> dict[str, Any]:
         """What changes results (the runner keys its cache on it); the device does not belong here."""

@@ -31,6 +31,7 @@ class TaskConfig:
     num_beams: int = 4  # MT
     max_new_tokens: int = 256  # MT
     target_code: str = "eng_Latn"  # MT: DialectBench translates every variety into English
+    max_minutes: float | None = None  # wall-clock cap on one fine-tuning (`run --max-train-minutes`)
 
 
 TASK_DEFAULTS: dict[str, TaskConfig] = {

@@ -59,6 +59,7 @@ def fine_tune(head: Any, model: nn.Module, features: Sequence[dict], pad_id: int
     scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup_ratio * total), total)
     train_precision = precision if precision == "bf16" else None  # fp16 would need a grad scaler
     log, best_score, best_state, bad = TrainLog(), float("-inf"), None, 0
+    deadline = None if cfg.max_minutes is None else time.perf_counter() + 60.0 * cfg.max_minutes
     for epoch in range(cfg.epochs):
         t0, losses = time.perf_counter(), []
         model.train()
@@ -71,6 +72,9 @@ def fine_tune(head: Any, model: nn.Module, features: Sequence[dict], pad_id: int
             scheduler.step()
             optimizer.zero_grad(set_to_none=True)
             losses.append(loss.item())
+            if deadline is not None and time.perf_counter() > deadline:
+                log.stopped_early = True  # the time cap: the epoch is cut short, then scored as usual
+                break
         model.eval()
         entry = {"epoch": epoch + 1, "loss": float(np.mean(losses)), "seconds": time.perf_counter() - t0}
         if dev_score is not None:
@@ -83,7 +87,7 @@ def fine_tune(head: Any, model: nn.Module, features: Sequence[dict], pad_id: int
         if verbose:
             print(f"[hf] {head.task} epoch {entry['epoch']}: " + ", ".join(f"{k} {v:.4g}" for k, v in entry.items()
                                                                         if k != "epoch"), file=sys.stderr)
-        if dev_score is not None and bad >= cfg.patience:
+        if dev_score is not None and bad >= cfg.patience or deadline is not None and time.perf_counter() > deadline:
             log.stopped_early = True
             break
     if best_state is not None:

@@ -1,0 +1,145 @@
+"""Quick and controlled runs: `--limit`, `--device`, `--batch-size`, `--epochs`, `--max-train-minutes`.
+
+`RunOptions` turns the CLI's options into (a) keyword options for the backend factory, (b) the part of
+the job config that decides results, so that a limited or shortened run never shares a job key with a
+full one, and (c) a data source whose test splits are cut to `limit` examples.
+
+What each backend does with them:
+
+    option               baseline                                   hf (mbert, xlmr, hf:<id>, nllb-*)
+    --limit N            first N test examples of each job          same
+    --epochs N           the dependency parser's max epochs         epochs of every fine-tuning
+    --max-train-minutes  the parser's wall-clock cap                a wall-clock cap per fine-tuning
+    --batch-size N       (no batches: CRF, SVM; rejected)           training batch size
+    --device D           cpu only                                   cuda, cuda:1, cpu...
+
+A time cap makes results depend on machine speed; it is keyed so that such results stay apart.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+
+class OptionError(ValueError):
+    """An option the chosen backend cannot honour (one line, says what to do)."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    limit: int | None = None
+    device: str | None = None
+    batch_size: int | None = None
+    epochs: int | None = None
+    max_train_minutes: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("limit", "batch_size", "epochs"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise OptionError(f"--{name.replace('_', '-')} must be at least 1 (got {value})")
+        if self.device is not None and not re.fullmatch(r"cpu|cuda(:\d+)?|mps", self.device):
+            raise OptionError(f"--device is cpu, cuda, cuda:N or mps, not {self.device!r}")
+        if self.max_train_minutes is not None and self.max_train_minutes <= 0:
+            raise OptionError(f"--max-train-minutes must be positive (got {self.max_train_minutes})")
+
+    def key_config(self) -> dict[str, Any]:
+        """What joins the job config (only options that are set: keys of plain runs do not change).
+        The training options reach the key through the backend's own config; the limit is added here."""
+        return {} if self.limit is None else {"limit": self.limit}
+
+    def backend_options(self, model: str) -> dict[str, Any]:
+        """Keyword options for `get_backend(model, **options)`."""
+        from dialectbench.backends.hf.loading import is_hf_model
+
+        if is_hf_model(model):
+            return self._hf_options()
+        if model.strip().partition(":")[0] == "baseline":
+            return self._baseline_options()
+        asked = [f"--{n.replace('_', '-')}" for n in ("device", "batch_size", "epochs", "max_train_minutes")
+                 if getattr(self, n) is not None]
+        if asked:
+            raise OptionError(f"{', '.join(asked)} apply to the baseline and hf backends, not to {model!r}")
+        return {}
+
+    def _hf_options(self) -> dict[str, Any]:
+        overrides: dict[str, Any] = {}
+        if self.epochs is not None:
+            overrides["epochs"] = self.epochs
+        if self.batch_size is not None:
+            overrides["batch_size"] = self.batch_size
+        if self.max_train_minutes is not None:
+            overrides["max_minutes"] = float(self.max_train_minutes)
+        options: dict[str, Any] = {"overrides": overrides} if overrides else {}
+        if self.device is not None:
+            options["device"] = self.device
+        return options
+
+    def _baseline_options(self) -> dict[str, Any]:
+        from dialectbench.backends.baseline import ParserConfig
+
+        if self.device is not None and self.device != "cpu":
+            raise OptionError(f"the baseline backend runs on the CPU; drop --device {self.device} "
+                              "(or use an hf model for the GPU)")
+        if self.batch_size is not None:
+            raise OptionError("--batch-size does not apply to the baseline backend (its CRF, SVM and parser "
+                              "do not train in fixed-size batches); drop it or use an hf model")
+        parser = ParserConfig()
+        if self.epochs is not None:
+            parser = replace(parser, max_epochs=self.epochs)
+        if self.max_train_minutes is not None:
+            parser = replace(parser, max_seconds=60.0 * self.max_train_minutes)
+        return {"parser": parser} if parser != ParserConfig() else {}
+
+
+class LimitedSource:
+    """A data source whose test splits hold at most `limit` examples (the first ones, in file order).
+    Fingerprints are those of the full data; the limit is part of the job config instead."""
+
+    def __init__(self, source: Any, limit: int) -> None:
+        self._source, self.limit = source, limit
+
+    def __getattr__(self, name: str) -> Any:  # everything else as the wrapped source does it
+        if name.startswith("__") or name == "_source":  # unpickling (a Ray worker) asks before _source is set
+            raise AttributeError(name)
+        return getattr(self._source, name)
+
+    def __repr__(self) -> str:
+        return f"{self._source!r} (test limited to {self.limit})"
+
+    def varieties(self, task: str) -> list[str]:
+        return self._source.varieties(task)
+
+    def splits(self, task: str, variety: str) -> set[str]:
+        return self._source.splits(task, variety)
+
+    def fingerprint(self, task: str, variety: str, split: str) -> str:
+        return self._source.fingerprint(task, variety, split)
+
+    def load(self, task: str, variety: str, split: str) -> list[Any]:
+        examples = self._source.load(task, variety, split)
+        return list(examples[:self.limit]) if split == "test" else examples
+
+
+class LimitedBackend:
+    """The backend, with what its models report as (MT's "copy") marked as limited too."""
+
+    def __init__(self, backend: Any, limit: int) -> None:
+        self._backend, self.limit = backend, limit
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_backend":
+            raise AttributeError(name)
+        return getattr(self._backend, name)
+
+    def fit(self, *args: Any, **kwargs: Any) -> Any:
+        model = self._backend.fit(*args, **kwargs)
+        reports_as = getattr(model, "reports_as", None)
+        if reports_as:
+            try:
+                model.reports_as = f"{reports_as} (limit {self.limit})"
+            except AttributeError:  # a read-only property: the name stays as the model has it
+                pass
+        return model

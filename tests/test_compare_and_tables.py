@@ -1,0 +1,75 @@
+"""Issue 17: your model ranked beside the published ones (`report --compare paper`), and terminal tables
+that stay readable in 80 columns and in a pipe."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from dialectbench.analysis.reference import paper_scores
+from dialectbench.cli.output import Format, emit
+from dialectbench.report import build_data, load_input
+from dialectbench.report.compare import paper_comparison
+
+
+def _ours() -> pd.DataFrame:
+    paper = paper_scores()
+    tc = paper[(paper["task"] == "tc") & (paper["model"] == "mbert")].drop_duplicates("variety").head(6)
+    mine = tc.assign(model="mine", score=50.0)[["task", "cluster", "variety", "model", "setting", "train_on",
+                                                  "metric", "score", "n"]]
+    extra = mine.iloc[[0]].assign(variety="english (a:nowhere)")  # a variety the paper does not have
+    return pd.concat([mine, extra], ignore_index=True)
+
+
+def test_published_rows_join_the_leaderboard_on_shared_varieties_only():
+    ours = _ours()
+    cmp = paper_comparison(ours)
+    assert cmp.shared["tc"] == 6 and cmp.only_ours["tc"] == 1
+    assert cmp.only_paper["tc"] == paper_scores().query("task == 'tc'")["variety"].nunique() - 6
+    assert set(cmp.scores["variety"]) == set(ours["variety"]) - {"english (a:nowhere)"}
+    assert {"mbert (published)", "xlmr (published)"} <= set(cmp.published_models)
+    data = build_data(load_input(ours), compare_paper=True, n_resamples=10)
+    board = data.leaderboard[data.leaderboard["task"] == "tc"]
+    assert {"mine", "mbert (published)"} <= set(board["model"])
+    assert (board["n_varieties"] == 6).all()  # every model over the same six varieties
+    assert "mbert (published)" in data.model_matrix.columns
+    from dialectbench.report.tables import leaderboard_table
+
+    assert "1 of ours are not in the paper" in leaderboard_table(data, "tc").note
+
+
+def test_without_compare_only_our_models_are_ranked():
+    data = build_data(load_input(_ours()), n_resamples=10)
+    assert set(data.leaderboard["model"]) == {"mine"} and data.comparison is None
+
+
+def test_tables_fit_80_columns_and_never_cut_a_word(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "80")
+    rows = [{"task": "tc", "model": "baseline (limit 5)", "cluster": "southwestern shifted romance",
+             "G_eng(eng,C)": 50.7, "G_eng(rep,C)": -68.8, "G_ft(rep,C)": 0.0, "varieties": ["a", "b"]},
+            {"task": "sa", "model": "baseline", "cluster": "arabic", "G_eng(eng,C)": None,
+             "G_eng(rep,C)": 1.0, "G_ft(rep,C)": 30.0, "varieties": ["c"]}]
+    def words(columns):
+        emit(rows, Format.table, title="gaps", columns=columns)
+        lines = capsys.readouterr().out.splitlines()
+        assert max(len(line) for line in lines) <= 80
+        return " ".join(line.replace("│", " ").replace("┃", " ") for line in lines).split()
+
+    six = words(list(rows[0])[:-1])  # the end-of-run gap table: headers and cells whole
+    for word in ("southwestern", "shifted", "romance", "baseline", "G_eng(eng,C)", "G_eng(rep,C)", "-68.80"):
+        assert word in six, word
+    seven = words(list(rows[0]))  # one more column: the cells stay whole, a long header may fold
+    for word in ("southwestern", "shifted", "romance", "baseline", "-68.80", "50.70", "a,", "b"):
+        assert word in seven, word
+
+
+def test_a_rebuilt_report_folder_keeps_no_stale_figures(tmp_path):
+    from dialectbench.report import build_report
+
+    ours = _ours()
+    both = pd.concat([ours, ours.assign(task="nli", metric="f1")], ignore_index=True)
+    build_report(both, tmp_path, formats=["csv"], n_resamples=10)
+    assert any("nli" in p.name for p in (tmp_path / "figures").iterdir())
+    build_report(ours, tmp_path, formats=["csv"], n_resamples=10)
+    assert not any("nli" in p.name for p in (tmp_path / "figures").iterdir())
+    assert not any("nli" in p.name for p in (tmp_path / "tables").iterdir())
+    assert any("tc" in p.name for p in (tmp_path / "figures").iterdir())
