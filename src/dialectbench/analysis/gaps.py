@@ -143,13 +143,18 @@ def gaps(df: pd.DataFrame, representatives: Representatives = None,
         raise ValueError(f"unknown level {level!r}; choose 'cluster' or 'variety'")
     per = variety_gaps(df, representatives, english)
     rep_of = _rep_lookup(representatives)
+    # one pass over the variety rows (not a re-filter of the whole frame per key: that was quadratic)
+    by_key = dict(iter(per.groupby(["task", "model", "cluster", "gap"], sort=False)))
+    empty = per.iloc[0:0]
+    sources: dict[str, str | None] = {}
     rows = []
     for (task, model, cluster) in df.groupby(["task", "model", "cluster"], sort=True).groups:
         eng = english.get(task) if isinstance(english, Mapping) else english
-        bases = {"eng_eng": eng or _zero_shot_source(task), "eng_rep": rep_of(cluster, task)}
+        if task not in sources:
+            sources[task] = _zero_shot_source(task)
+        bases = {"eng_eng": eng or sources[task], "eng_rep": rep_of(cluster, task)}
         bases["ft_rep"] = bases["eng_rep"]
         for gap in GAPS:
-            sel = per[(per["task"] == task) & (per["model"] == model) & (per["cluster"] == cluster)
-                      & (per["gap"] == gap)]
+            sel = by_key.get((task, model, cluster, gap), empty)
             rows.append(_cluster_row((task, model, cluster, gap), sel, bases[gap]))
     return pd.DataFrame(rows, columns=CLUSTER_COLUMNS)

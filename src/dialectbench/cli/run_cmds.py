@@ -24,11 +24,12 @@ from rich.progress import (
 from dialectbench.cli.output import Format, emit, fail, stderr
 from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
 from dialectbench.runner.plan import Group, Job, Plan
-from dialectbench.runner.store import JobRecord
+from dialectbench.runner.store import JobRecord, StoreError
 from dialectbench.runner.summary import summary_tables
 from dialectbench.scores import SCORE_COLUMNS
 
 MAX_LISTED = 25  # skip/problem lines printed before "... and N more"
+TABLE_LIMIT = 1000  # `results export --format table` rows: a terminal table of 100,000 rows helps nobody
 
 results_app = typer.Typer(help="Read results out of a result store.", no_args_is_help=True)
 
@@ -106,12 +107,13 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _build_report(store: Path) -> None:
-    """The HTML report beside the store; a run whose results cannot make a report still succeeded."""
+def _build_report(store: Path, keys: list[str] | None = None) -> None:
+    """The HTML report beside the store, on `keys` (the jobs this run selected: a large store does not slow
+    a small run); a run whose results cannot make a report still succeeded."""
     from dialectbench.report import ReportInputError, build_report
 
     try:
-        out = build_report(store, store.parent / "report")
+        out = build_report(store, store.parent / "report", keys=keys)
     except (ReportInputError, ValueError) as err:
         stderr.print(f"[yellow]warning:[/] no report built: {err}", highlight=False)
         return
@@ -152,7 +154,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
         with RichProgress(stderr) as progress:
             result = run(tasks=tasks, varieties=varieties, clusters=clusters, model=model, settings=settings,
                          data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress)
-    except (PlanError, RunError) as err:
+    except (PlanError, RunError, StoreError) as err:
         fail(str(err))
     except KeyboardInterrupt:
         fail(f"interrupted; finished jobs are in {store} and the same command resumes", code=130)
@@ -168,7 +170,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
     stderr.print(f"{c['done']} job(s) run, {c['reused']} already in the store{raced}, {c['skipped']} skipped, "
                  f"{c['failed']} failed; results in {store}", highlight=False)
     if not no_report:
-        _build_report(store)
+        _build_report(store, result.job_keys)
     if c["failed"]:
         raise typer.Exit(1)
 
@@ -177,11 +179,18 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
 def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Path | None = OUT_OPT,
                all_rows: bool = ALL_OPT) -> None:
     """Write the scores table (task, cluster, variety, model, setting, train_on, metric, score, n)."""
-    if not store.is_file():
+    if not store.exists():
         fail(f"no result store at {store} (run `dialectbench run` first or pass --store)")
-    with Store(store) as db:
-        rows = db.scores(latest=not all_rows, detail=all_rows)
+    try:
+        with Store(store, readonly=True) as db:  # no write lock: works while a run writes
+            rows = db.scores(latest=not all_rows, detail=all_rows)
+    except StoreError as err:
+        fail(str(err))
     columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key"] if all_rows else [])
+    if fmt == Format.table and len(rows) > TABLE_LIMIT:
+        stderr.print(f"showing the first {TABLE_LIMIT:,} of {len(rows):,} rows; --format csv or json writes them "
+                     "all", highlight=False)
+        rows = rows[:TABLE_LIMIT]
     if out is None:
         emit(rows, fmt, title=f"scores ({store})", columns=columns)
         return

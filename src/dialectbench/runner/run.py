@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from dialectbench import __version__
 from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan
-from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store
+from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store, StoreError
 
 
 class RunError(RuntimeError):
@@ -126,7 +126,10 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
                       config=job_config, catalog=catalog)
-    db = Store(store)
+    try:
+        db = Store(store)
+    except StoreError as err:
+        raise RunError(str(err)) from None
     try:
         return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
                         run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
