@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -40,7 +41,7 @@ def store(tmp_path):
 
 def _hold_write_lock(path):
     """Another connection in the middle of a write transaction (what a busy run looks like)."""
-    other = sqlite3.connect(path, isolation_level=None)
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     other.execute("BEGIN IMMEDIATE")
     return other
 
@@ -52,7 +53,7 @@ def test_a_held_write_lock_is_announced_once_and_given_up_on_in_bounded_time(sto
         db = Store(store, timeout=0.6, on_wait=said.append)  # opening an up-to-date store takes no lock
         t0 = time.monotonic()
         with pytest.raises(StoreLocked) as err:
-            db.commit_job("r1", _record(score=1.0))
+            db.commit_job("r0", _record(score=1.0))
         waited = time.monotonic() - t0
         db.close()
     finally:
@@ -73,13 +74,22 @@ def test_the_lock_timeout_comes_from_the_environment(store, monkeypatch):
 
 def test_a_waiting_write_goes_through_when_the_lock_is_released(store):
     other = _hold_write_lock(store)
-    db = Store(store, timeout=30, on_wait=lambda msg: None)
-    release = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.5)"])
-    release.wait()
-    other.rollback()
-    other.close()
-    assert db.commit_job("r1", _record("other-key"))
-    db.close()
+    said = []
+    db = Store(store, timeout=30, on_wait=said.append)
+
+    def release():
+        time.sleep(0.5)
+        other.rollback()
+        other.close()
+
+    releaser = threading.Thread(target=release)
+    releaser.start()
+    try:
+        assert db.commit_job("r0", _record("other-key"))  # waited, then written
+    finally:
+        releaser.join()
+        db.close()
+    assert len(said) == 1
 
 
 def test_readers_work_while_another_process_holds_the_write_lock(store):
@@ -129,12 +139,12 @@ sys.stdin.readline()
 
 
 def test_runs_whose_process_died_are_marked_interrupted_and_live_ones_are_not(store):
-    killed = subprocess.run([sys.executable, "-c", _KILLED_RUN, str(store)], capture_output=True, timeout=120)
-    assert killed.returncode == -9
     live = subprocess.Popen([sys.executable, "-c", _LIVE_RUN, str(store)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     try:
         assert live.stdout.readline().strip() == "started"
+        killed = subprocess.run([sys.executable, "-c", _KILLED_RUN, str(store)], capture_output=True, timeout=120)
+        assert killed.returncode == -9
         with Store(store) as db:
             assert _start(db, "next") == ["killed"]
             status = {r["run_id"]: r["status"] for r in db.runs()}
@@ -188,11 +198,11 @@ def test_no_job_is_lost_when_a_run_process_is_killed_and_the_store_reopened(stor
     code = ("import sys, os\nfrom dialectbench.runner.store import Store, JobRecord\n"
             "db = Store(sys.argv[1])\n"
             "db.conn.execute('BEGIN IMMEDIATE')\n"
-            "db.conn.execute(\"INSERT INTO skips (run_id, task) VALUES ('x', 'y')\")\n"
+            "db.conn.execute(\"INSERT INTO skips (run_id, task) VALUES ('r0', 'y')\")\n"
             "os.kill(os.getpid(), 9)\n")
     subprocess.run([sys.executable, "-c", code, str(store)], timeout=120)
     with Store(store, timeout=2) as db:
         assert db.integrity_check() == "ok"
         assert db.conn.execute("SELECT COUNT(*) FROM skips").fetchone()[0] == 0  # rolled back
-        assert db.commit_job("r3", _record("after-kill"))
+        assert db.commit_job("r0", _record("after-kill"))
     assert os.path.exists(store)

@@ -219,9 +219,9 @@ class Store:
                     raise
                 waited = time.monotonic() - start
                 if waited >= self.timeout:
-                    raise StoreLocked(f"{self.path}: another process has held the result store's write lock for "
-                                      f"{waited:.0f} s (the limit, {ENV_LOCK_TIMEOUT}={self.timeout:g}); try "
-                                      "again when it is done, or raise the limit") from None
+                    raise StoreLocked(f"{self.path}: gave up after waiting {self.timeout:g} s for another process "
+                                      f"to release the result store's write lock (limit: ${ENV_LOCK_TIMEOUT}); "
+                                      "try again when that process is done, or raise the limit") from None
                 if not announced and self.on_wait is not None:
                     self.on_wait(f"waiting for {self.path}: another process holds its write lock (to {what}; "
                                  f"giving up after {self.timeout:g} s)")
