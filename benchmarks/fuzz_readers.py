@@ -41,7 +41,7 @@ from dialectbench.data.readers import (XNLI_LABEL_IDS, read_conllu, read_iob, re
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 SAMPLE = Path(__file__).resolve().parents[1] / "src" / "dialectbench" / "data" / "sample"
-SEED_BYTES = 1500
+SEED_BYTES = 800
 _SEPARATOR = re.compile(r"[\t,\n:]")
 
 INTERESTING = ["①", "²", "¹", "١٢", "1-²", "0", "-1", "99999999999999999999", "9" * 5000, "\x00", '"', '""',
@@ -261,8 +261,12 @@ def main() -> int:
     totals: dict[str, Counter] = {name: Counter() for name in available}
     escapes: dict[str, dict[str, str]] = {name: {} for name in available}
     slowest: dict[str, tuple[float, str]] = {name: (0.0, "") for name in available}
+    done = Counter()
     with Pool(args.workers) as pool:
         for out in pool.imap_unordered(_work, jobs):
+            done.update(out["tally"])
+            print(f"  ... {done['ok'] + done['named'] + done['escape']:,} inputs, {done['escape']} escapes "
+                  f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
             totals[out["name"]].update(out["tally"])
             for k, v in out["escapes"].items():
                 escapes[out["name"]].setdefault(k, v)
