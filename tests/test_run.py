@@ -165,12 +165,15 @@ def test_report_hook_is_called_when_the_report_package_has_build_report(tmp_path
     from dialectbench import report
 
     calls = []
-    monkeypatch.setattr(report, "build_report", lambda store, out: calls.append((store, out)), raising=False)
+    monkeypatch.setattr(report, "build_report", lambda store, out, keys=None: calls.append((store, out, keys)),
+                        raising=False)
     store = tmp_path / "r.sqlite"
     CliRunner().invoke(app, ["run", "--tasks", "tc", "--store", str(store), "--no-report"])
     assert calls == []
     CliRunner().invoke(app, ["run", "--tasks", "tc", "--store", str(store)])
-    assert calls == [(store, tmp_path / "report")]
+    assert [(s, o) for s, o, _ in calls] == [(store, tmp_path / "report")]
+    with Store(store) as db:  # the report is on this run's selection (here: every tc job), not the whole store
+        assert sorted(calls[0][2]) == sorted(j["job_key"] for j in db.jobs())
 
 
 CONLLU = """# sent_id = {sid}
