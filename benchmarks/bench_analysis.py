@@ -121,8 +121,8 @@ def scores_table(n_rows: int, seed: int = 0):
     many synthetic models as it takes, scores drawn at random (the shape, not the values, matters here)."""
     import pandas as pd
 
-    from dialectbench.tasks import get_task
     from dialectbench.data.catalogue import TASK_IDS
+    from dialectbench.tasks import get_task
     from dialectbench.varieties import registry
 
     rng = np.random.default_rng(seed)

@@ -36,8 +36,17 @@ from pathlib import Path
 
 from dialectbench.data import errors
 from dialectbench.data.errors import DataFormatError
-from dialectbench.data.readers import (XNLI_LABEL_IDS, read_conllu, read_iob, read_labelled,
-                                       read_multiple_choice, read_pairs, read_parallel, read_sdqa, read_squad)
+from dialectbench.data.readers import (
+    XNLI_LABEL_IDS,
+    read_conllu,
+    read_iob,
+    read_labelled,
+    read_multiple_choice,
+    read_pairs,
+    read_parallel,
+    read_sdqa,
+    read_squad,
+)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 SAMPLE = Path(__file__).resolve().parents[1] / "src" / "dialectbench" / "data" / "sample"
@@ -81,7 +90,7 @@ def _files(pattern: str, limit: int) -> list[Path]:
 def seeds() -> dict[str, list[tuple[str, ...]]]:
     """reader name -> seed texts (a tuple: one text per file the reader takes)."""
     shared = SHARED.is_dir()
-    text = lambda p: p.read_text(encoding="utf-8", errors="replace")  # noqa: E731
+    text = lambda p: p.read_text(encoding="utf-8", errors="replace")
     out: dict[str, list[tuple[str, ...]]] = {}
     out["conllu"] = [(_cut(text(p), True),) for p in _files("ud/*/*-test.conllu" if shared else "ud/**/*.conllu", 8)]
     out["iob"] = [(_cut(text(p), True),) for p in

@@ -161,7 +161,8 @@ def _sdqa(tmp_path: Path, question_csv: str, metadata: str | None = None) -> Pat
 
 
 def test_sdqa_reads_and_numbers_lines_for_cr_files(tmp_path):
-    text = "\r".join([SDQA_HEADER, "0,11,False,who?,who,who", "1,12,False,what?,what,what", "2,,False,x,y,z"]) + "\r"
+    rows = [SDQA_HEADER, "0,11,False,who?,who,who", "1,12,False,what?,what,what", "2,,False,x,y,z"]
+    text = "".join(row + "\r" for row in rows)
     err = _error(read_sdqa, _sdqa(tmp_path, text))
     assert err.line == 4 and "missing ID" in err.problem
 

@@ -143,7 +143,8 @@ def test_runs_whose_process_died_are_marked_interrupted_and_live_ones_are_not(st
                             stdout=subprocess.PIPE, text=True)
     try:
         assert live.stdout.readline().strip() == "started"
-        killed = subprocess.run([sys.executable, "-c", _KILLED_RUN, str(store)], capture_output=True, timeout=120)
+        killed = subprocess.run([sys.executable, "-c", _KILLED_RUN, str(store)], capture_output=True, timeout=120,
+                                check=False)
         assert killed.returncode == -9
         with Store(store) as db:
             assert _start(db, "next") == ["killed"]
@@ -177,7 +178,7 @@ def test_a_bad_store_path_is_one_clear_line(tmp_path, make):
 
 
 def test_export_as_a_table_is_limited_and_says_so(store, monkeypatch):
-    import dialectbench.cli.run_cmds as run_cmds
+    from dialectbench.cli import run_cmds
 
     with Store(store) as db:
         _start(db, "r2")
@@ -200,7 +201,7 @@ def test_no_job_is_lost_when_a_run_process_is_killed_and_the_store_reopened(stor
             "db.conn.execute('BEGIN IMMEDIATE')\n"
             "db.conn.execute(\"INSERT INTO skips (run_id, task) VALUES ('r0', 'y')\")\n"
             "os.kill(os.getpid(), 9)\n")
-    subprocess.run([sys.executable, "-c", code, str(store)], timeout=120)
+    subprocess.run([sys.executable, "-c", code, str(store)], timeout=120, check=False)
     with Store(store, timeout=2) as db:
         assert db.integrity_check() == "ok"
         assert db.conn.execute("SELECT COUNT(*) FROM skips").fetchone()[0] == 0  # rolled back

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import lzma
 import http.client
 import json
+import lzma
 import os
 import shutil
 import tarfile
