@@ -167,7 +167,8 @@ def _analyze(df) -> None:
     analysis.gaps(df)
 
 
-def bench_scale(sizes: list[int]) -> None:
+def bench_scale(sizes: list[int], report: bool = True) -> None:
+    """analyze at every size first (fast), then report (figures make its fixed cost large)."""
     import tempfile
     import warnings
     from pathlib import Path
@@ -175,24 +176,32 @@ def bench_scale(sizes: list[int]) -> None:
     from dialectbench.analysis import validate_scores
     from dialectbench.report import build_report
 
-    print("scale: analyze (a scores table) and report (a result store), same run")
-    times: dict[int, tuple[float, float]] = {}
+    small, large = min(sizes), max(sizes)
+    factor = large / small
+
+    def ratio(what: str, times: dict[int, float]) -> None:
+        if small != large:
+            print(f"  {factor:.0f}x the rows: {what} took {times[large] / times[small]:5.1f}x the time "
+                  f"(linear = {factor:.0f}x; target <= {1.2 * factor:.0f}x)", flush=True)
+
+    print("scale: analyze (a scores table) and report (a result store), same run", flush=True)
+    frames = {}
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        t_analyze, t_report = {}, {}
         for n in sizes:
-            df = validate_scores(scores_table(n), "bench")
-            t_analyze, _ = timed(_analyze, df)
+            frames[n] = validate_scores(scores_table(n), "bench")
+            t_analyze[n], _ = timed(_analyze, frames[n])
+            print(f"  {n:>9,} rows   analyze {t_analyze[n]:8.2f} s", flush=True)
+        ratio("analyze", t_analyze)
+        if not report:
+            return
+        for n in sizes:
             store = Path(tmp) / f"s{n}.sqlite"
-            _store_from(df, store)
-            t_report, _ = timed(build_report, store, Path(tmp) / f"report{n}", n_resamples=200)
-            times[n] = (t_analyze, t_report)
-            print(f"  {n:>9,} rows   analyze {t_analyze:8.2f} s   report {t_report:8.2f} s")
-    small, large = min(sizes), max(sizes)
-    if small != large:
-        factor = large / small
-        (a0, r0), (a1, r1) = times[small], times[large]
-        print(f"  {factor:.0f}x the rows: analyze {a1 / a0:5.1f}x, report {r1 / r0:5.1f}x the time "
-              f"(linear = {factor:.0f}x; target <= {1.2 * factor:.0f}x)")
+            _store_from(frames[n], store)
+            t_report[n], _ = timed(build_report, store, Path(tmp) / f"report{n}", n_resamples=200)
+            print(f"  {n:>9,} rows   report  {t_report[n]:8.2f} s", flush=True)
+        ratio("report", t_report)
 
 
 def main() -> None:
@@ -201,13 +210,14 @@ def main() -> None:
     parser.add_argument("--loop-resamples", type=int, default=200)
     parser.add_argument("--only", choices=["scale", "speed"], help="run one part only")
     parser.add_argument("--scale-rows", default="10000,100000", help="comma-separated row counts")
+    parser.add_argument("--no-report", action="store_true", help="scale: time analyze only")
     args = parser.parse_args()
     generalized_entropy([0.5, 0.6], [0, 1])  # warm imports
     if args.only != "scale":
         bench_bootstrap(N_RESAMPLES if args.full else args.loop_resamples)
         bench_ge()
     if args.only != "speed":
-        bench_scale([int(x) for x in args.scale_rows.split(",")])
+        bench_scale([int(x) for x in args.scale_rows.split(",")], report=not args.no_report)
 
 
 if __name__ == "__main__":
