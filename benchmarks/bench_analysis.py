@@ -10,7 +10,12 @@
    - ours: dialectbench.analysis.generalized_entropy; baseline: pure-Python two-pass loop with dicts
      (best of 5 runs each; the figures are checked to agree).
 
-Run:  .venv/bin/python benchmarks/bench_analysis.py [--full] [--loop-resamples N]
+3. Scale: `analyze` (max scores, task and cluster summaries, gaps) on a scores table and `report` on a result
+   store, at 10,000 and 100,000 score rows (registry varieties x tasks x settings x synthetic models), in
+   the same run; the ratio of the two times should stay near 10 (linear growth; <= 12 is the target).
+
+Run:  .venv/bin/python benchmarks/bench_analysis.py [--full] [--loop-resamples N] [--only scale|speed]
+      [--scale-rows 10000,100000]
 """
 
 from __future__ import annotations
@@ -111,14 +116,108 @@ def bench_ge() -> None:
     print(f"  speed-up vs pure Python      {t_py / t_ours:8.1f} x")
 
 
+def scores_table(n_rows: int, seed: int = 0):
+    """`n_rows` plausible score rows: every (task, registered variety) with the task's settings, for as
+    many synthetic models as it takes, scores drawn at random (the shape, not the values, matters here)."""
+    import pandas as pd
+
+    from dialectbench.data.catalogue import TASK_IDS
+    from dialectbench.tasks import get_task
+    from dialectbench.varieties import registry
+
+    rng = np.random.default_rng(seed)
+    cells = [(t, v.name, v.cluster, s) for t in TASK_IDS for v in registry().varieties(task=t)
+             for s in [x for x in get_task(t).settings if x != "icl"][:2]]
+    rows = []
+    model = 0
+    while len(rows) < n_rows:
+        for task, variety, cluster, setting in cells[: n_rows - len(rows)]:
+            rows.append({"task": task, "cluster": cluster, "variety": variety, "model": f"model-{model}",
+                         "setting": setting, "train_on": variety if setting == "in-variety" else "english",
+                         "metric": "score", "score": float(rng.uniform(5, 95)), "n": 100})
+        model += 1
+    return pd.DataFrame(rows)
+
+
+def _store_from(df, path) -> None:
+    """A result store holding `df` as finished jobs (written in one transaction: building it is not timed)."""
+    from dialectbench.runner.store import Store
+
+    with Store(path) as db:
+        db.start_run("bench", seed=0, config={}, package_version="bench", library_versions={}, git_hash=None)
+        with db.transaction() as c:
+            keys = [f"{r.task}|{r.variety}|{r.model}|{r.setting}|{r.train_on}" for r in df.itertuples()]
+            c.executemany("INSERT INTO jobs (job_key, task, variety, cluster, model, setting, train_on, status,"
+                          " run_id, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'done', 'bench', ?)",
+                          [(k, r.task, r.variety, r.cluster, r.model, r.setting, r.train_on, f"{i:09d}")
+                           for i, (k, r) in enumerate(zip(keys, df.itertuples()))])
+            c.executemany("INSERT INTO scores (job_key, run_id, task, cluster, variety, model, setting, train_on,"
+                          " metric, score, n, signature, extra) VALUES (?, 'bench', ?, ?, ?, ?, ?, ?, ?, ?, ?, '', '{}')",
+                          [(k, r.task, r.cluster, r.variety, r.model, r.setting, r.train_on, r.metric, r.score, r.n)
+                           for k, r in zip(keys, df.itertuples())])
+        db.finish_run("bench", "finished", {})
+
+
+def _analyze(df) -> None:
+    from dialectbench import analysis
+
+    analysis.max_scores(df)
+    analysis.task_summary(df)
+    analysis.cluster_summary(df)
+    analysis.gaps(df)
+
+
+def bench_scale(sizes: list[int], report: bool = True) -> None:
+    """analyze at every size first (fast), then report (figures make its fixed cost large)."""
+    import tempfile
+    import warnings
+    from pathlib import Path
+
+    from dialectbench.analysis import validate_scores
+    from dialectbench.report import build_report
+
+    small, large = min(sizes), max(sizes)
+    factor = large / small
+
+    def ratio(what: str, times: dict[int, float]) -> None:
+        if small != large:
+            print(f"  {factor:.0f}x the rows: {what} took {times[large] / times[small]:5.1f}x the time "
+                  f"(linear = {factor:.0f}x; target <= {1.2 * factor:.0f}x)", flush=True)
+
+    print("scale: analyze (a scores table) and report (a result store), same run", flush=True)
+    frames = {}
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t_analyze, t_report = {}, {}
+        for n in sizes:
+            frames[n] = validate_scores(scores_table(n), "bench")
+            t_analyze[n], _ = timed(_analyze, frames[n])
+            print(f"  {n:>9,} rows   analyze {t_analyze[n]:8.2f} s", flush=True)
+        ratio("analyze", t_analyze)
+        if not report:
+            return
+        for n in sizes:
+            store = Path(tmp) / f"s{n}.sqlite"
+            _store_from(frames[n], store)
+            t_report[n], _ = timed(build_report, store, Path(tmp) / f"report{n}", n_resamples=200)
+            print(f"  {n:>9,} rows   report  {t_report[n]:8.2f} s", flush=True)
+        ratio("report", t_report)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="run the pure-Python bootstrap for all resamples")
     parser.add_argument("--loop-resamples", type=int, default=200)
+    parser.add_argument("--only", choices=["scale", "speed"], help="run one part only")
+    parser.add_argument("--scale-rows", default="10000,100000", help="comma-separated row counts")
+    parser.add_argument("--no-report", action="store_true", help="scale: time analyze only")
     args = parser.parse_args()
     generalized_entropy([0.5, 0.6], [0, 1])  # warm imports
-    bench_bootstrap(N_RESAMPLES if args.full else args.loop_resamples)
-    bench_ge()
+    if args.only != "scale":
+        bench_bootstrap(N_RESAMPLES if args.full else args.loop_resamples)
+        bench_ge()
+    if args.only != "speed":
+        bench_scale([int(x) for x in args.scale_rows.split(",")], report=not args.no_report)
 
 
 if __name__ == "__main__":

@@ -165,16 +165,17 @@ def test_report_hook_is_called_when_the_report_package_has_build_report(tmp_path
     from dialectbench import report
 
     calls = []
-    monkeypatch.setattr(report, "build_report", lambda store, out: calls.append((store, out)), raising=False)
+    monkeypatch.setattr(report, "build_report", lambda store, out, keys=None: calls.append((store, out, keys)),
+                        raising=False)
     store = tmp_path / "r.sqlite"
     CliRunner().invoke(app, ["run", "--tasks", "tc", "--store", str(store), "--no-report"])
     assert calls == []
     CliRunner().invoke(app, ["run", "--tasks", "tc", "--store", str(store)])
-    # the report of this run only (a view of the store on its jobs), in the run's own folder
-    ((selection, out),) = calls
-    assert selection.path == store and out.parent.parent == tmp_path / "runs" and out.name == "report"
+    # the report of this run only (its job keys), in the run's own folder
+    ((path, out, keys),) = calls
+    assert path == store and out.parent.parent == tmp_path / "runs" and out.name == "report"
     with Store(store) as db:
-        assert db.done_keys() and db.done_keys() <= set(selection.keys)
+        assert db.done_keys() and db.done_keys() <= set(keys)
 
 
 CONLLU = """# sent_id = {sid}

@@ -26,11 +26,12 @@ from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
 from dialectbench.runner.executor import make_executor
 from dialectbench.runner.plan import Group, Job, Plan
 from dialectbench.runner.ray_executor import RayUnavailable
-from dialectbench.runner.store import JobRecord
+from dialectbench.runner.store import JobRecord, StoreError
 from dialectbench.runner.summary import summary_tables
 from dialectbench.scores import SCORE_COLUMNS
 
 MAX_LISTED = 25  # skip/problem lines printed before "... and N more"
+TABLE_LIMIT = 1000  # `results export --format table` rows: a terminal table of 100,000 rows helps nobody
 
 results_app = typer.Typer(help="Read results out of a result store.", no_args_is_help=True)
 
@@ -112,11 +113,9 @@ def _build_report(store: Path, folder: Path, keys: list[str]) -> None:
     """The HTML report of this run's jobs in its own folder (never mixed with other runs, nothing stale);
     a run whose results cannot make a report still succeeded."""
     from dialectbench.report import ReportInputError, build_report
-    from dialectbench.runner.results_file import StoreSelection
 
     try:
-        with Store(store) as db:
-            out = build_report(StoreSelection(db, keys), folder)
+        out = build_report(store, folder, keys=keys)
     except (ReportInputError, ValueError) as err:
         stderr.print(f"[yellow]warning:[/] no report built: {err}", highlight=False)
         return
@@ -221,7 +220,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             result = run(tasks=tasks, varieties=varieties, clusters=clusters, model=model, settings=settings,
                          data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress,
                          executor=runner_executor, options=options)
-    except (PlanError, RunError) as err:
+    except (PlanError, RunError, StoreError) as err:
         fail(str(err))
     except RayUnavailable as err:
         fail(str(err))
@@ -255,17 +254,24 @@ def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Pa
     """Write the scores table (task, cluster, variety, model, setting, train_on, metric, score, n)."""
     if metrics not in ("primary", "all"):
         fail(f"--metrics is primary or all, not {metrics!r}")
-    if not store.is_file():
+    if not store.exists():
         fail(f"no result store at {store} (run `dialectbench run` first or pass --store)")
-    with Store(store) as db:
-        rows = db.scores(latest=not all_rows, detail=True)
-        if metrics == "all":
-            from dialectbench.runner.results_file import wide_rows
+    try:
+        with Store(store, readonly=True) as db:  # no write lock: works while a run writes
+            rows = db.scores(latest=not all_rows, detail=True)
+            if metrics == "all":
+                from dialectbench.runner.results_file import wide_rows
 
-            rows, metric_columns = wide_rows(db, rows)
+                rows, metric_columns = wide_rows(db, rows)
+    except StoreError as err:
+        fail(str(err))
     columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key"] if all_rows else [])
     if metrics == "all":
         columns += metric_columns
+    if fmt == Format.table and len(rows) > TABLE_LIMIT:
+        stderr.print(f"showing the first {TABLE_LIMIT:,} of {len(rows):,} rows; --format csv or json writes them "
+                     "all", highlight=False)
+        rows = rows[:TABLE_LIMIT]
     if out is None:
         emit(rows, fmt, title=f"scores ({store})", columns=columns)
         return

@@ -28,6 +28,10 @@ class DataFormatError(DataError, ValueError):
         return (type(self), (self.path, self.line, self.problem))
 
 
+class DataWarning(UserWarning):
+    """Input that is read and used but deserves a look (e.g. a treebank sentence with several roots)."""
+
+
 class DataNotAvailable(DataError, LookupError):
     """A dataset or one of its splits is missing; the message says which and how to obtain it."""
 

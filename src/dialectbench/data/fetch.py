@@ -15,9 +15,11 @@ absolute paths, `..` components or links pointing outside the extraction folder 
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import http.client
 import json
+import lzma
 import os
 import shutil
 import tarfile
@@ -27,6 +29,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -53,6 +56,10 @@ class UnsafeArchive(FetchError):
     """An archive member would land outside the extraction folder (absolute path, `..`, escaping link)."""
 
 
+class BadArchive(FetchError):
+    """The downloaded file is not a readable zip or tar archive (damaged, truncated, something else)."""
+
+
 def cache_root() -> Path:
     """The download cache: $DIALECTBENCH_CACHE or ~/.cache/dialectbench."""
     env = os.environ.get(ENV_CACHE)
@@ -68,48 +75,102 @@ def sha256_of(path: Path) -> str:
 
 
 # -------------------------------------------------------------------------------------------- download
+DEFAULT_DEADLINE = 1800.0  # seconds for one attempt at one file, however slowly the bytes trickle in
+
+
 def download(url: str, dest: Path, *, sha256: str | None = None, retries: int = 3, timeout: float = 30.0,
-             backoff: float = 0.5) -> Path:
+             backoff: float = 0.5, deadline: float = DEFAULT_DEADLINE) -> Path:
     """Download `url` to `dest` atomically (temp file + rename), verifying length and sha256.
 
-    Connection errors and short reads are retried up to `retries` times; a checksum mismatch is not
-    (the server gave complete but wrong bytes) and raises ChecksumMismatch with nothing left behind."""
+    `timeout` bounds each socket operation, `deadline` a whole attempt (a server sending 1 byte/s never
+    times out a read). Connection errors, short reads and 5xx answers are retried up to `retries` times.
+    Only when no attempt got a connection is the error `Unreachable` (the caller then stops asking that
+    host); a server that answers but fails raises a plain FetchError. A checksum mismatch is not retried
+    (the server gave complete but wrong bytes) and raises ChecksumMismatch. Nothing but the verified file
+    is ever left: the temp file goes on any error, and `.part` files of killed downloads (older than one
+    deadline, so never a live one) are removed first."""
     dest.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_parts(dest, deadline)
     last: Exception | None = None
+    connected = False
     for attempt in range(1, retries + 1):
         fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
         tmp = Path(tmp_name)
         try:
             with os.fdopen(fd, "wb") as out:
-                digest = _stream(url, out, timeout)
+                digest = _stream(url, out, timeout, deadline)
             if sha256 is not None and digest != sha256:
                 raise ChecksumMismatch(f"{url}: sha256 {digest} does not match the pinned {sha256}")
             os.replace(tmp, dest)
             return dest
-        except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError,
+        except _NoConnection as err:
+            last = err.__cause__ or err
+        except _TooSlow as err:
+            raise FetchError(f"{url}: {err}") from None
+        except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError, OSError,
                 _ShortRead) as err:
             if isinstance(err, urllib.error.HTTPError) and err.code < 500:
                 raise FetchError(f"{url}: HTTP {err.code} {err.reason}") from None
-            last = err
-            time.sleep(backoff * attempt)
+            connected, last = True, err
         finally:
             tmp.unlink(missing_ok=True)
-    raise Unreachable(f"{url}: download failed after {retries} attempts ({last})")
+        if attempt < retries:
+            time.sleep(backoff * attempt)
+    if connected:
+        raise FetchError(f"{url}: download failed after {retries} attempts ({_describe(last)})")
+    raise Unreachable(f"{url}: could not connect after {retries} attempts ({_describe(last)})")
+
+
+def _describe(err: Exception | None) -> str:
+    if isinstance(err, urllib.error.HTTPError):
+        return f"HTTP {err.code} {err.reason}"
+    if isinstance(err, urllib.error.URLError):
+        return str(err.reason)
+    return str(err) or type(err).__name__
+
+
+def _remove_stale_parts(dest: Path, age: float) -> None:
+    cutoff = time.time() - age
+    for part in dest.parent.glob(f".{dest.name}.*.part"):
+        try:
+            if part.stat().st_mtime < cutoff:
+                part.unlink()
+        except OSError:  # gone meanwhile (another process cleaned it)
+            pass
 
 
 class _ShortRead(Exception):
     pass
 
 
-def _stream(url: str, out, timeout: float) -> str:
-    """Copy the response body to `out`; raise _ShortRead when fewer bytes than Content-Length arrive."""
+class _NoConnection(Exception):
+    """No response at all: DNS failure, refused or timed-out connection (the host may be down)."""
+
+
+class _TooSlow(Exception):
+    pass
+
+
+def _stream(url: str, out, timeout: float, seconds: float) -> str:
+    """Copy the response body to `out`; raise _ShortRead when fewer bytes than Content-Length arrive (or
+    the connection breaks before a body of unknown length ended), _TooSlow after `seconds`."""
     req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     h, got = hashlib.sha256(), 0
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        expected = resp.headers.get("Content-Length")
+    deadline = time.monotonic() + seconds
+    try:
+        resp = urllib.request.urlopen(req, timeout=max(min(timeout, seconds), 0.01))
+    except urllib.error.HTTPError:
+        raise
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as err:
+        raise _NoConnection(str(err)) from err
+    with resp:
+        expected = _content_length(resp.headers.get("Content-Length"))
         while True:
+            if time.monotonic() > deadline:
+                raise _TooSlow(f"not complete within its {seconds:g} s deadline ({got} bytes received); the "
+                               "server is too slow")
             try:
-                block = resp.read(1 << 16)
+                block = resp.read1(1 << 16) if hasattr(resp, "read1") else resp.read(1 << 16)
             except http.client.IncompleteRead as err:
                 raise _ShortRead(f"connection closed after {got + len(err.partial)} bytes") from None
             if not block:
@@ -117,9 +178,18 @@ def _stream(url: str, out, timeout: float) -> str:
             got += len(block)
             h.update(block)
             out.write(block)
-    if expected is not None and got != int(expected):
+    if expected is not None and got != expected:
         raise _ShortRead(f"got {got} of {expected} bytes")
     return h.hexdigest()
+
+
+def _content_length(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise _ShortRead(f"invalid Content-Length {value[:40]!r}") from None
 
 
 # --------------------------------------------------------------------------------------------- extract
@@ -138,8 +208,13 @@ def safe_extract(archive: Path, dest: Path) -> Path:
         elif tarfile.is_tarfile(archive):
             _extract_tar(archive, tmp)
         else:
-            raise FetchError(f"{archive}: not a zip or tar archive")
+            raise BadArchive(f"{archive}: not a zip or tar archive")
         os.replace(tmp, dest)
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile,
+            NotImplementedError) as err:
+        raise BadArchive(f"{archive}: a damaged archive ({type(err).__name__}: {err})") from None
+    except OSError as err:  # the disk, not the archive (full, permissions)
+        raise FetchError(f"{archive}: cannot extract it to {dest.parent} ({err.strerror or err})") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return dest
@@ -177,7 +252,12 @@ def _extract_tar(archive: Path, dest: Path) -> None:
                                         "(it points outside the extraction folder)")
             elif not (m.isfile() or m.isdir()):
                 raise UnsafeArchive(f"{archive}: refusing special file {m.name!r}")
-        tf.extractall(dest, members=members, filter="data")
+        try:
+            tf.extractall(dest, members=members, filter="data")
+        except tarfile.FilterError as err:  # what our own checks let through, Python's filter refuses
+            member = getattr(err, "tarinfo", None)
+            name = member.name if member is not None else "?"
+            raise UnsafeArchive(f"{archive}: refusing member {name!r} ({err})") from None
 
 
 def _inside(p: PurePosixPath) -> bool:
@@ -273,8 +353,8 @@ class Cache:
             download(ref.url, archive, sha256=ref.sha256, retries=retries)
         try:
             folder = safe_extract(archive, self.root / "extracted" / key)
-        except UnsafeArchive:
-            archive.unlink(missing_ok=True)  # refused: keep nothing of it
+        except (UnsafeArchive, BadArchive):
+            archive.unlink(missing_ok=True)  # refused: keep nothing of it (a damaged one is fetched again)
             raise
         member = folder / _check_member(archive, ref.member)
         if not member.is_file():

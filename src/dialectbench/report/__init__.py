@@ -18,7 +18,8 @@ FORMATS = ("md", "latex", "csv", "html")
 
 def build_report(store_or_scores: Any, out_dir: str | Path, formats: Iterable[str] = FORMATS,
                  compare_paper: bool = False, *, sdqa: Any = None, sdqa_examples: Any = None,
-                 speakers: Any = None, n_resamples: int = 1000, title: str = "dialectbench report") -> Path:
+                 speakers: Any = None, n_resamples: int = 1000, title: str = "dialectbench report",
+                 keys: Any = None) -> Path:
     """Build the report into `out_dir` and return the path of `out_dir/index.html` (or of `out_dir/tables`
     when "html" is not among `formats`).
 
@@ -27,6 +28,7 @@ def build_report(store_or_scores: Any, out_dir: str | Path, formats: Iterable[st
     html (figures are always drawn: the page inlines them). compare_paper: put the published rows of seed
     000 Tables 3, 4 and 23-31 beside ours. sdqa / sdqa_examples: optional SD-QA results per dialect and
     per-example benefits (see `dialectbench.report.sdqa`). speakers: counts overriding the registry's.
+    keys: with a store, only these job keys (a run reports on what it ran, not on the whole store).
     """
     from dialectbench.report.figures import all_figures
     from dialectbench.report.html import render_html
@@ -35,7 +37,7 @@ def build_report(store_or_scores: Any, out_dir: str | Path, formats: Iterable[st
 
     formats = _check_formats(formats)
     out = Path(out_dir)
-    inp = load_input(store_or_scores)
+    inp = load_input(store_or_scores, keys=keys)
     extra = load_sdqa_results(sdqa, sdqa_examples) if sdqa is not None else None
     data = build_data(inp, compare_paper=compare_paper, speakers=speakers, n_resamples=n_resamples, sdqa=extra)
     tables = all_tables(data)

@@ -30,6 +30,7 @@ FILLS = ("black", "white")
 BAR_GREYS = ("#4d4d4d", "#a6a6a6")  # alternate per cluster: neighbouring clusters differ even in print
 UNSEEN_SHADE = "#e8e8e8"
 ROW_INCH = 0.19
+MAX_SCATTER_MODELS = len(MARKERS)  # one panel per model: a store of 50 models would make a 250-inch figure
 RC = {"svg.hashsalt": "dialectbench", "font.size": 8, "axes.titlesize": 10, "figure.dpi": 100}
 
 
@@ -139,6 +140,11 @@ def gap_scatter(data: ReportData, task: str, out_dir: Path) -> dict[str, Path] |
     if pts.empty:
         return None
     models = sorted(pts["model"].unique())
+    shown = ""
+    if len(models) > MAX_SCATTER_MODELS:  # the figure says it; every model stays in the gap table
+        shown = f" (the first {MAX_SCATTER_MODELS} of {len(models)} models; all are in the gap table)"
+        models = models[:MAX_SCATTER_MODELS]
+        pts = pts[pts["model"].isin(models)]
     with plt.rc_context(RC):
         side = 5.0 if pts["cluster"].nunique() <= 12 else 7.0
         fig, axes = plt.subplots(1, len(models), figsize=(side * len(models), side), sharex=True, sharey=True,
@@ -154,7 +160,7 @@ def gap_scatter(data: ReportData, task: str, out_dir: Path) -> dict[str, Path] |
             ax.set_xlabel("gap against Standard English, G_eng(eng, C) (%)")
             ax.grid(lw=0.3, color="#999999")
         axes[0][0].set_ylabel("gap within the cluster, G_eng(v̄, C) (%)")
-        fig.suptitle(f"{task}: dialect gaps of zero-shot transfer from English\n"
+        fig.suptitle(f"{task}: dialect gaps of zero-shot transfer from English{shown}\n"
                      "one point per cluster; closer to 0 is better")
         fig.tight_layout()
         for ax, model in zip(axes[0], models):  # after the layout is fixed, so label boxes are where they land

@@ -32,14 +32,15 @@ class ReportInput:
     evidence: dict[tuple, dict[str, Any]] = field(default_factory=dict)
 
 
-def load_input(source: Any) -> ReportInput:
-    """A store path (.sqlite/.db), a scores CSV path, 'paper', a DataFrame or an open runner Store."""
+def load_input(source: Any, keys: Any = None) -> ReportInput:
+    """A store path (.sqlite/.db), a scores CSV path, 'paper', a DataFrame or an open runner Store;
+    `keys`: with a store, only these job keys."""
     from dialectbench.analysis import ScoresError, read_scores, validate_scores
 
     if isinstance(source, pd.DataFrame):
         return ReportInput(validate_scores(source, "<scores table>"), "<scores table>")
     if hasattr(source, "scores") and hasattr(source, "conn"):  # an open dialectbench.runner.Store
-        return _from_store(source, str(getattr(source, "path", "<store>")))
+        return _from_store(source, str(getattr(source, "path", "<store>")), keys)
     if isinstance(source, str) and source.strip().lower() == PAPER:
         from dialectbench.analysis.reference import paper_scores
         return ReportInput(validate_scores(paper_scores(), "paper (seed 000 Tables 10-20)"), "paper (seed 000)")
@@ -49,8 +50,8 @@ def load_input(source: Any) -> ReportInput:
     if path.suffix.lower() in STORE_SUFFIXES or _is_sqlite(path):
         from dialectbench.runner import Store
         _check_store(path)
-        with Store(path) as db:
-            return _from_store(db, str(path))
+        with Store(path, readonly=True) as db:
+            return _from_store(db, str(path), keys)
     try:
         return ReportInput(read_scores(path), str(path))
     except ScoresError as exc:
@@ -79,10 +80,10 @@ def _is_sqlite(path: Path) -> bool:
         return fh.read(16) == b"SQLite format 3\x00"
 
 
-def _from_store(db: Any, name: str) -> ReportInput:
+def _from_store(db: Any, name: str, keys: Any = None) -> ReportInput:
     from dialectbench.analysis import ScoresError, validate_scores
 
-    rows = [r for r in db.scores(latest=True, detail=True) if r.get("score") is not None]
+    rows = [r for r in db.scores(keys, latest=True, detail=True) if r.get("score") is not None]
     if not rows:
         raise ReportInputError(f"{name}: the store has no finished scores (run `dialectbench run` first)")
     raw = pd.DataFrame(rows)

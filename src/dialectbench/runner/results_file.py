@@ -109,14 +109,3 @@ def write_results(store: Path, out: Path, run_id: str, keys: Sequence[str]) -> P
     (out / "latest").write_text(run_id + "\n", encoding="utf-8")
     return path
 
-
-class StoreSelection:
-    """A read view of an open store limited to some jobs (a run's plan), for `build_report`: the report
-    then holds only that run's scores, with their per-example evidence for the intervals."""
-
-    def __init__(self, db: Store, keys: Sequence[str]) -> None:
-        self.db, self.keys, self.path, self.conn = db, list(keys), db.path, db.conn
-
-    def scores(self, keys: Sequence[str] | None = None, **kwargs: Any) -> list[dict[str, Any]]:
-        wanted = self.keys if keys is None else [k for k in keys if k in set(self.keys)]
-        return self.db.scores(wanted, **kwargs)

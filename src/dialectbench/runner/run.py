@@ -18,7 +18,7 @@ from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.once import warnings_once
 from dialectbench.runner.options import LimitedBackend, LimitedSource, OptionError, RunOptions
 from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan
-from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store
+from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store, StoreError
 
 
 class RunError(RuntimeError):
@@ -154,7 +154,10 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
                       config=job_config, catalog=catalog)
-    db = Store(store)
+    try:
+        db = Store(store)
+    except StoreError as err:
+        raise RunError(str(err)) from None
     try:
         with warnings_once():  # sacrebleu's detokenize notice once per run, not once per MT job
             return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,

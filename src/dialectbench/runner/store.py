@@ -4,12 +4,20 @@ Written for crash safety and concurrent writers: WAL journal, a busy timeout, sy
 each job's rows (job, score, predictions) committed in one `BEGIN IMMEDIATE` transaction, so a run
 killed at any instant leaves either all of a job or none of it. A job already `done` is never
 overwritten unless the caller forces it (`--rerun`), so two runs racing on the same job keep one result.
+
+Waiting is bounded: a write that finds the lock held says once what it waits for, then gives up after
+`lock_timeout` seconds (default $DIALECTBENCH_LOCK_TIMEOUT or 120) with StoreLocked. `Store(path,
+readonly=True)` (results export, report) takes no write lock at all: WAL readers never wait for writers.
+A running run holds an flock on `<store>.runs/<run_id>.lock`; the next run to start marks any `running`
+run whose lock is free (its process is gone: killed, crashed, power cut) as `interrupted`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,6 +30,39 @@ from dialectbench.scores import SCORE_COLUMNS
 
 DEFAULT_STORE = Path("dialectbench-results") / "results.sqlite"
 SCHEMA_VERSION = 1
+ENV_LOCK_TIMEOUT = "DIALECTBENCH_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT = 120.0
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_TABLES = {"runs", "jobs", "scores", "predictions", "skips"}
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: runs are never marked stale (they stay `running` as before)
+    fcntl = None  # type: ignore[assignment]
+
+
+class StoreError(RuntimeError):
+    """The result store cannot be used (a folder, not an SQLite file, not a result store, unwritable)."""
+
+
+class StoreLocked(StoreError):
+    """Another process held the store's write lock for longer than the lock timeout."""
+
+
+def lock_timeout() -> float:
+    """Seconds a write waits for another process's lock: $DIALECTBENCH_LOCK_TIMEOUT, else 120."""
+    raw = os.environ.get(ENV_LOCK_TIMEOUT, "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_LOCK_TIMEOUT
+    except ValueError:
+        raise StoreError(f"{ENV_LOCK_TIMEOUT}={raw!r} is not a number of seconds") from None
+    if not value >= 0:
+        raise StoreError(f"{ENV_LOCK_TIMEOUT}={raw!r} must be zero or more seconds")
+    return value
+
+
+def _announce(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -121,44 +162,92 @@ def _default(value: Any) -> Any:
 class Store:
     """One connection to the result store; create it per process (SQLite connections do not travel)."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 120.0) -> None:
+    def __init__(self, path: str | Path, *, timeout: float | None = None, readonly: bool = False,
+                 on_wait: Any = _announce) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-        self.conn.row_factory = sqlite3.Row
-        self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        self._retry(lambda: self.conn.execute("PRAGMA journal_mode = WAL"))
-        self.conn.execute("PRAGMA synchronous = FULL")
-        self.conn.execute("PRAGMA foreign_keys = ON")
-        with self.transaction():  # statement by statement: executescript() would commit mid-way
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
-                    self.conn.execute(statement)
-            self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self.readonly = readonly
+        self.timeout = lock_timeout() if timeout is None else float(timeout)
+        self.on_wait = on_wait
+        self._run_locks: dict[str, Any] = {}
+        # plain statements wait up to 10 s (a checkpoint, a WAL recovery); taking the write lock waits in
+        # `_retry`, in short steps, so that the wait can be announced and bounded by `timeout`
+        self._busy_ms = int(min(self.timeout, 10.0) * 1000)
+        _check_path(self.path, readonly)
+        try:
+            self.conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None)
+            self.conn.row_factory = sqlite3.Row
+            self.conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+            if readonly:
+                self.conn.execute("PRAGMA query_only = ON")
+                self._check_tables()
+                return
+            if self.conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                self._retry(lambda: self.conn.execute("PRAGMA journal_mode = WAL"), "switch to WAL")
+            self.conn.execute("PRAGMA synchronous = FULL")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            if not self._has_schema():  # an up-to-date store is opened without taking the write lock
+                with self.transaction():  # statement by statement: executescript() would commit mid-way
+                    for statement in SCHEMA.split(";"):
+                        if statement.strip():
+                            self.conn.execute(statement)
+                    self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{self.path}: not a usable SQLite result store ({err})") from None
 
-    @staticmethod
-    def _retry(fn: Any, attempts: int = 50) -> Any:
-        """Switching to WAL needs a moment alone with the file; another process may hold it."""
-        for i in range(attempts):
+    def _has_schema(self) -> bool:
+        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        return _TABLES <= tables and version == SCHEMA_VERSION
+
+    def _check_tables(self) -> None:
+        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not _TABLES <= tables:
+            self.conn.close()
+            raise StoreError(f"{self.path}: an SQLite file but not a dialectbench result store (no "
+                             f"{', '.join(sorted(_TABLES - tables))} table)")
+
+    def _retry(self, fn: Any, what: str = "write") -> Any:
+        """Run `fn` until it gets past another process's lock, at most `self.timeout` seconds; the first
+        wait is announced (one line), running out raises StoreLocked."""
+        start = time.monotonic()
+        announced = False
+        while True:
             try:
                 return fn()
             except sqlite3.OperationalError as err:
-                if "locked" not in str(err) or i == attempts - 1:
+                if "locked" not in str(err) and "busy" not in str(err):
                     raise
-                time.sleep(0.1)
+                waited = time.monotonic() - start
+                if waited >= self.timeout:
+                    raise StoreLocked(f"{self.path}: gave up after waiting {self.timeout:g} s for another process "
+                                      f"to release the result store's write lock (limit: ${ENV_LOCK_TIMEOUT}); "
+                                      "try again when that process is done, or raise the limit") from None
+                if not announced and self.on_wait is not None:
+                    self.on_wait(f"waiting for {self.path}: another process holds its write lock (to {what}; "
+                                 f"giving up after {self.timeout:g} s)")
+                    announced = True
+                time.sleep(min(0.1, max(self.timeout - waited, 0.0)))
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """BEGIN IMMEDIATE takes the write lock up front: no lock upgrade, hence no deadlock."""
-        self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only")
+        self.conn.execute("PRAGMA busy_timeout = 100")
+        try:
+            self._retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
         try:
             yield self.conn
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
+        self._retry(lambda: self.conn.execute("COMMIT"), "commit")
 
     def close(self) -> None:
+        for run_id in list(self._run_locks):
+            self._release_run_lock(run_id)
         self.conn.close()
 
     def __enter__(self) -> Self:
@@ -169,16 +258,65 @@ class Store:
 
     # -- runs -------------------------------------------------------------------------------------
     def start_run(self, run_id: str, *, seed: int, config: dict[str, Any], package_version: str,
-                  library_versions: dict[str, str], git_hash: str | None) -> None:
+                  library_versions: dict[str, str], git_hash: str | None) -> list[str]:
+        """Record a new `running` run (holding its liveness lock); returns the ids of stale `running` runs
+        it found and marked `interrupted`."""
+        self._take_run_lock(run_id)
         with self.transaction() as c:
+            stale = [r[0] for r in c.execute("SELECT run_id FROM runs WHERE status = 'running'")
+                     if self._is_stale(r[0])]
+            for old in stale:
+                summary = {"note": f"marked interrupted by run {run_id}: its process had ended without "
+                                   "finishing"}
+                c.execute("UPDATE runs SET status = 'interrupted', summary = coalesce(summary, ?) WHERE run_id = ?",
+                          (_json(summary), old))
             c.execute("INSERT INTO runs (run_id, started_at, status, package_version, library_versions, seed,"
                       " config, git_hash) VALUES (?, ?, 'running', ?, ?, ?, ?, ?)",
                       (run_id, now(), package_version, _json(library_versions), seed, _json(config), git_hash))
+        for old in stale:
+            self._lock_path(old).unlink(missing_ok=True)
+        return stale
 
     def finish_run(self, run_id: str, status: str, summary: dict[str, Any]) -> None:
         with self.transaction() as c:
             c.execute("UPDATE runs SET finished_at = ?, status = ?, summary = ? WHERE run_id = ?",
                       (now(), status, _json(summary), run_id))
+        self._release_run_lock(run_id)
+
+    # -- run liveness: an flock held by the running process, released by the OS however it ends --------
+    def _lock_path(self, run_id: str) -> Path:
+        return self.path.with_name(f"{self.path.name}.runs") / f"{run_id}.lock"
+
+    def _take_run_lock(self, run_id: str) -> None:
+        if fcntl is None:
+            return
+        path = self._lock_path(run_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(path, "w")  # noqa: SIM115 - held open for the whole run
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        self._run_locks[run_id] = fh
+
+    def _release_run_lock(self, run_id: str) -> None:
+        fh = self._run_locks.pop(run_id, None)
+        if fh is not None:
+            self._lock_path(run_id).unlink(missing_ok=True)
+            fh.close()
+
+    def _is_stale(self, run_id: str) -> bool:
+        """True when no process holds the run's lock (no lock file at all: a run from before locks, or one
+        whose lock folder was removed, is stale too)."""
+        if fcntl is None or run_id in self._run_locks:
+            return False
+        try:
+            fh = open(self._lock_path(run_id))  # noqa: SIM115
+        except FileNotFoundError:
+            return True
+        with fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            return True
 
     def record_skips(self, run_id: str, skips: Sequence[Any]) -> None:
         with self.transaction() as c:
@@ -262,3 +400,25 @@ class Store:
 
     def integrity_check(self) -> str:
         return self.conn.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _check_path(path: Path, readonly: bool) -> None:
+    """One clear StoreError for a path that cannot be a store (before sqlite3 gives a raw error)."""
+    if path.is_dir():
+        raise StoreError(f"{path}: is a folder; --store takes the result file (e.g. {path / 'results.sqlite'})")
+    if path.exists():
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(16)
+        except OSError as err:
+            raise StoreError(f"{path}: cannot be read ({err.strerror or err})") from None
+        if head and head != _SQLITE_MAGIC:
+            raise StoreError(f"{path}: not an SQLite file, so not a result store (give the store written by "
+                             "`dialectbench run`, or a new path)")
+    elif readonly:
+        raise StoreError(f"{path}: no result store there (run `dialectbench run` first or pass --store)")
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise StoreError(f"{path}: cannot create its folder ({err.strerror or err})") from None

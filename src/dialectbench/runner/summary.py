@@ -17,7 +17,7 @@ def scores_frame(store: str | Path, keys: Sequence[str] | None = None) -> Any:
 
     from dialectbench.scores import SCORE_COLUMNS
 
-    with Store(store) as db:
+    with Store(store, readonly=True) as db:
         rows = db.scores(keys)
     return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
 

@@ -24,14 +24,26 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
+        newline = b"\n" if b"\n" in data else b"\r"
+        line = data.count(newline, 0, err.start) + 1
         raise DataFormatError(path, line, f"not valid {encoding} text ({err.reason})") from None
-    return text.removeprefix("\ufeff")
+    text = text.removeprefix("\ufeff")
+    if "\r" in text and "\n" not in text:  # classic Mac (CR-only) line ends: one line per CR, as editors show
+        text = text.replace("\r", "\n")
+    return text
+
+
+def ascii_int(text: str) -> int | None:
+    """The value of a plain decimal number ("12"), else None. str.isdigit() is also true for "²" and "①",
+    which int() refuses, and int() refuses more than 4,300 digits: neither may escape as a ValueError."""
+    if text.isascii() and text.isdigit() and len(text) <= 18:
+        return int(text)
+    return None
 
 
 def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(1-based line number, line without its end-of-line) for every physical line; CRLF is accepted.
-    A final newline does not start an extra empty line."""
+    """(1-based line number, line without its end-of-line) for every physical line; CRLF is accepted (and
+    CR-only files, by `read_text`). A final newline does not start an extra empty line."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

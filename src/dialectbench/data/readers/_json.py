@@ -12,10 +12,20 @@ from dialectbench.data.readers._io import numbered_lines, read_text
 
 def load_json(path: Path) -> Any:
     """The parsed document; a syntax error names its line."""
+    return _parse(path, read_text(path), None)
+
+
+def _parse(path: Path, text: str, line: int | None) -> Any:
+    """json.loads with every failure as a DataFormatError: syntax errors (with their line), nesting too deep
+    for the parser (RecursionError) and integers too long to convert (ValueError)."""
     try:
-        return json.loads(read_text(path))
+        return json.loads(text)
     except json.JSONDecodeError as err:
-        raise DataFormatError(path, err.lineno, f"invalid JSON ({err.msg})") from None
+        raise DataFormatError(path, err.lineno if line is None else line, f"invalid JSON ({err.msg})") from None
+    except RecursionError:
+        raise DataFormatError(path, line, "invalid JSON (nested too deeply)") from None
+    except ValueError as err:
+        raise DataFormatError(path, line, f"invalid JSON ({err})") from None
 
 
 def load_records(path: Path) -> list[tuple[int | None, dict]]:
@@ -39,10 +49,7 @@ def _json_lines(path: Path) -> list[tuple[int | None, dict]]:
     for line, content in numbered_lines(read_text(path)):
         if not content.strip():
             continue
-        try:
-            record = json.loads(content)
-        except json.JSONDecodeError as err:
-            raise DataFormatError(path, line, f"invalid JSON ({err.msg})") from None
+        record = _parse(path, content, line)
         if not isinstance(record, dict):
             raise DataFormatError(path, line, "expected a JSON object on this line")
         records.append((line, record))

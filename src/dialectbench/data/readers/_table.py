@@ -71,7 +71,15 @@ def _plain_rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str] | No
 
 
 def _quoted_rows(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, list[str] | None]]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    for line, fields in csv_rows(path, text, delimiter):
+        yield line, (fields if any(f.strip() for f in fields) else None)
+
+
+def csv_rows(path: Path, text: str, delimiter: str = ",") -> Iterator[tuple[int, list[str]]]:
+    """(line where the record starts, fields) of CSV text. Lines are counted on "\n" only (newline="\n":
+    a stray CR is not a line end here either, as for `numbered_lines`), and every csv.Error (bad quoting,
+    a field over csv's 131,072-character limit, a NUL) is a DataFormatError at the line it is on."""
+    reader = csv.reader(io.StringIO(text, newline="\n"), delimiter=delimiter, strict=True)
     line = 1
     while True:
         try:
@@ -79,6 +87,6 @@ def _quoted_rows(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, l
         except StopIteration:
             return
         except csv.Error as err:
-            raise DataFormatError(path, line, f"bad CSV quoting ({err})") from None
-        yield line, (fields if any(f.strip() for f in fields) else None)
+            raise DataFormatError(path, reader.line_num or line, f"bad CSV ({err})") from None
+        yield line, fields
         line = reader.line_num + 1

@@ -12,13 +12,14 @@ builds only the columns DialectBench needs. CoNLL-X files (10 columns, no ranges
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dialectbench.data.errors import DataFormatError
+from dialectbench.data.errors import DataFormatError, DataWarning
 from dialectbench.data.examples import Sentence
-from dialectbench.data.readers._io import IdMaker, PathLike, existing, read_text
+from dialectbench.data.readers._io import IdMaker, PathLike, ascii_int, existing, read_text
 
 
 @dataclass
@@ -54,8 +55,14 @@ def read_conllu(path: PathLike) -> Iterator[Sentence]:
 
 def _sentences(path: Path) -> Iterator[Sentence]:
     ids = IdMaker(path)
+    multi_root: list[int] = []  # start lines of sentences with several roots
     for index, block in enumerate(_blocks(path)):
+        if block.heads.count(0) > 1:
+            multi_root.append(block.start)
         yield _sentence(block, ids(block.sent_id, index))
+    if multi_root:
+        warnings.warn(DataWarning(f"{path}:{multi_root[0]}: {len(multi_root)} sentence(s) with more than one "
+                                  "root word (HEAD 0), kept and scored as given"), stacklevel=2)
 
 
 def conllu_stats(path: PathLike) -> ConlluStats:
@@ -112,7 +119,7 @@ def _token_line(path: Path, number: int, line: str, block: _Block) -> None:
     tid = cols[0]
     expected = len(block.words) + 1
     if tid.isdigit():
-        if int(tid) != expected:
+        if ascii_int(tid) != expected:
             raise DataFormatError(path, number, f"word id {tid} out of order (expected {expected})")
         _word(path, number, cols, block, expected)
     elif "-" in tid:
@@ -124,34 +131,34 @@ def _token_line(path: Path, number: int, line: str, block: _Block) -> None:
 
 
 def _word(path: Path, number: int, cols: list[str], block: _Block, wid: int) -> None:
-    head = cols[6]
-    if not head.isdigit():
-        raise DataFormatError(path, number, f"HEAD {head!r} of word {wid} is not a non-negative integer")
+    head = ascii_int(cols[6])
+    if head is None:
+        raise DataFormatError(path, number, f"HEAD {cols[6]!r} of word {wid} is not a non-negative integer")
     if wid > block.range_end:
         block.n_tokens += 1
     block.words.append(cols[1])
     block.upos.append(cols[3])
-    block.heads.append(int(head))
+    block.heads.append(head)
     block.deprels.append(cols[7])
     block.head_lines.append(number)
 
 
 def _range(path: Path, number: int, tid: str, block: _Block, expected: int) -> None:
-    first, _, last = tid.partition("-")
-    if not (first.isdigit() and last.isdigit()):
+    first, last = (ascii_int(part) for part in tid.partition("-")[::2])
+    if first is None or last is None:
         raise DataFormatError(path, number, f"bad multiword-token range {tid!r}")
-    if int(first) != expected or int(last) <= int(first):
+    if first != expected or last <= first:
         raise DataFormatError(path, number, f"multiword-token range {tid} does not start at word {expected} "
                                             "or does not span two words or more")
     if expected <= block.range_end:
         raise DataFormatError(path, number, f"multiword-token range {tid} overlaps the previous one")
-    block.range_end = int(last)
+    block.range_end = last
     block.n_tokens += 1
 
 
 def _empty_node(path: Path, number: int, tid: str, last_word: int) -> None:
-    major, _, minor = tid.partition(".")
-    if not (major.isdigit() and minor.isdigit()) or int(major) != last_word or int(minor) == 0:
+    major, minor = (ascii_int(part) for part in tid.partition(".")[::2])
+    if major is None or minor is None or major != last_word or minor == 0:
         raise DataFormatError(path, number, f"empty node {tid} does not follow word {last_word}")
 
 
@@ -165,4 +172,26 @@ def _finish(path: Path, block: _Block) -> _Block:
     for head, line in zip(block.heads, block.head_lines):
         if head > n:
             raise DataFormatError(path, line, f"HEAD {head} points outside the sentence ({n} words)")
+    _check_tree(path, block)
     return block
+
+
+def _check_tree(path: Path, block: _Block) -> None:
+    """A HEAD cycle is an error (the sentence is not a tree: no parser can output it, so scoring against it
+    is meaningless, and the variety is skipped with this message); several roots are kept and warned
+    about once per file (`_sentences`): CoNLL-X treebanks and some UD
+    releases have them, the arcs are still a tree rooted at 0 and attachment scores stay well defined."""
+    state = [0] * (len(block.heads) + 1)  # 0 unseen, 1 on the current path, 2 known to reach the root
+    state[0] = 2
+    for start in range(1, len(state)):
+        path_ = []
+        node = start
+        while state[node] == 0:
+            state[node] = 1
+            path_.append(node)
+            node = block.heads[node - 1]
+        if state[node] == 1:
+            raise DataFormatError(path, block.head_lines[node - 1],
+                                  f"HEAD cycle through word {node} (the sentence is not a tree)")
+        for visited in path_:
+            state[visited] = 2

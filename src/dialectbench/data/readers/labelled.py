@@ -20,7 +20,7 @@ from pathlib import Path
 
 from dialectbench.data.errors import DataFormatError
 from dialectbench.data.examples import TextExample
-from dialectbench.data.readers._io import PathLike, existing, numbered_lines, read_text
+from dialectbench.data.readers._io import PathLike, ascii_int, existing, numbered_lines, read_text
 from dialectbench.data.readers._table import Column, Row, Table, read_table
 
 
@@ -112,9 +112,10 @@ def _subset_indices(subset: PathLike | Sequence[int]) -> Iterator[tuple[Path | N
         source = existing(subset)
         for line, content in numbered_lines(read_text(source)):
             if content.strip():
-                if not content.strip().isdigit():
-                    raise DataFormatError(source, line, f"expected a row index, found {content.strip()!r}")
-                yield source, line, int(content)
+                index = ascii_int(content.strip())
+                if index is None:
+                    raise DataFormatError(source, line, f"expected a row index, found {content.strip()[:40]!r}")
+                yield source, line, index
     else:
         for index in subset:
             yield None, None, int(index)

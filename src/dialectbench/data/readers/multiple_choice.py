@@ -8,7 +8,7 @@ from pathlib import Path
 
 from dialectbench.data.errors import DataFormatError
 from dialectbench.data.examples import MultipleChoiceExample
-from dialectbench.data.readers._io import PathLike, existing
+from dialectbench.data.readers._io import PathLike, ascii_int, existing
 from dialectbench.data.readers._json import field, load_records
 
 BELEBELE_OPTIONS = ("mc_answer1", "mc_answer2", "mc_answer3", "mc_answer4")
@@ -40,8 +40,9 @@ def _examples(path: Path, passage_key: str, question_key: str, option_keys: tupl
 
 
 def _answer(path: Path, line: int | None, raw: object, base: int, n_options: int, where: str) -> int:
-    text = str(raw).strip()
-    if not text.lstrip("-").isdigit() or not 0 <= int(text) - base < n_options:
-        raise DataFormatError(path, line, f"{where}: answer {raw!r} is not an option number "
+    number = ascii_int(str(raw).strip()) if isinstance(raw, (str, int)) and not isinstance(raw, bool) else None
+    if number is None or not 0 <= number - base < n_options:
+        shown = str(raw) if isinstance(raw, (str, int)) else type(raw).__name__
+        raise DataFormatError(path, line, f"{where}: answer {shown[:40]!r} is not an option number "
                                           f"{base}..{n_options - 1 + base}")
-    return int(text) - base
+    return number - base

@@ -15,18 +15,19 @@ and when a question was recorded more than once by speakers who differ in a fiel
 
 from __future__ import annotations
 
-import csv
-import io
+import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from dialectbench.data.errors import DataFormatError
 from dialectbench.data.examples import SpokenQuestion
-from dialectbench.data.readers._io import PathLike, read_text
+from dialectbench.data.readers._io import PathLike, ascii_int, read_text
+from dialectbench.data.readers._table import csv_rows
 
 _FIXED = ("", "ID", "in XOR dev")
 _MISSING = {"", "na", "n/a", "nan", "none", "null"}
+_DIALECT = re.compile(r"[A-Za-z0-9_]{1,64}")  # a dialect names a folder: no separators, no "..", short
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,8 @@ def read_sdqa(root: PathLike, lang: str = "eng", split: str = "dev", *,
     wanted = set(columns) if dialects is None else set(dialects)
     unknown = wanted - set(columns)
     if unknown:
-        raise ValueError(f"{table}: no transcript columns for dialect(s) {sorted(unknown)}; "
-                         f"available: {sorted(columns)}")
+        raise DataFormatError(table, 1, f"no transcript columns for dialect(s) {', '.join(sorted(unknown))}; "
+                                        f"available: {', '.join(sorted(columns))}")
     speakers = {d: _speakers(folder / d / "metadata.csv") for d in columns if d in wanted}
     return _questions(table, header, rows, gold, {d: columns[d] for d in columns if d in wanted}, speakers,
                       keep_missing)
@@ -78,11 +79,7 @@ def _question_file(folder: Path, split: str) -> Path:
 
 
 def _rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    reader = csv.reader(io.StringIO(read_text(path), newline=""))
-    rows, line = [], 1
-    for fields in reader:
-        rows.append((line, fields))
-        line = reader.line_num + 1
+    rows = list(csv_rows(path, read_text(path)))
     if not rows:
         raise DataFormatError(path, 1, "empty file (expected a header row)")
     return rows[0][1], [r for r in rows[1:] if any(f.strip() for f in r[1])]
@@ -100,8 +97,9 @@ def _columns(path: Path, header: list[str]) -> tuple[int, dict[str, dict[str, in
         if name in _FIXED or i == golds[0]:
             continue
         dialect, dash, model = name.partition("-")
-        if not dash or not model:
-            raise DataFormatError(path, 1, f"column {name!r} is not '<dialect>-<ASR locale>'")
+        if not dash or not model or not _DIALECT.fullmatch(dialect):
+            raise DataFormatError(path, 1, f"column {name[:80]!r} is not '<dialect>-<ASR locale>' (a dialect is "
+                                           "1-64 letters, digits or '_')")
         columns.setdefault(dialect, {})[model] = i
     return golds[0], columns
 
@@ -154,7 +152,8 @@ def _value(text: str) -> str | None:
 
 
 def _age(text: str) -> str | None:
-    return text if text.isdigit() and 1 <= int(text) <= 120 else None
+    age = ascii_int(text)
+    return text if age is not None and 1 <= age <= 120 else None
 
 
 def _agree(found: list[_Speaker]) -> _Speaker:

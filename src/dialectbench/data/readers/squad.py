@@ -33,17 +33,18 @@ def read_squad(path: PathLike, *, check_spans: bool = True) -> Iterator[QAExampl
 def _examples(path: Path, check_spans: bool) -> Iterator[QAExample]:
     seen: set[str] = set()
     for line, record, context in _records(path):
-        qid = str(_need(path, line, record, "id", "question"))
+        qid = _scalar(path, line, _need(path, line, record, "id", "question"), "question id")
         where = f"example {qid!r}"
         if qid in seen:
             raise DataFormatError(path, line or _line_of(path, qid), f"{where}: duplicate question id")
         seen.add(qid)
-        context = context if context is not None else str(_need(path, line, record, "context", where))
+        if context is None:
+            context = _text(path, line, _need(path, line, record, "context", where), f"{where}: context")
         texts, starts = _answers(path, line, record, where)
         if check_spans:
             _check(path, line, qid, context, texts, starts)
-        yield QAExample(f"{path.stem}:{qid}", context, str(_need(path, line, record, "question", where)),
-                        texts, starts)
+        question = _text(path, line, _need(path, line, record, "question", where), f"{where}: question")
+        yield QAExample(f"{path.stem}:{qid}", context, question, texts, starts)
 
 
 def _records(path: Path) -> Iterator[tuple[int | None, dict, str | None]]:
@@ -51,10 +52,12 @@ def _records(path: Path) -> Iterator[tuple[int | None, dict, str | None]]:
     if path.suffix.lower() == ".json":
         document = load_json(path)
         if isinstance(document, dict) and "data" in document:
-            for article in _list(path, document["data"], "data"):
-                for paragraph in _list(path, article.get("paragraphs"), "paragraphs"):
-                    context = str(_need(path, None, paragraph, "context", "paragraph"))
-                    for qa in _list(path, paragraph.get("qas"), "qas"):
+            for a, article in enumerate(_list(path, document["data"], "data")):
+                for paragraph in _list(path, _need(path, None, article, "paragraphs", f"article {a}"),
+                                       "paragraphs"):
+                    context = _text(path, None, _need(path, None, paragraph, "context", "paragraph"),
+                                    "paragraph context")
+                    for qa in _list(path, _need(path, None, paragraph, "qas", "paragraph"), "qas"):
                         yield None, qa, context
             return
     for line, record in load_records(path):
@@ -68,24 +71,54 @@ def _list(path: Path, value: Any, name: str) -> list:
 
 
 def _need(path: Path, line: int | None, record: Any, key: str, where: str) -> Any:
-    if not isinstance(record, dict) or key not in record:
+    if not isinstance(record, dict):
+        raise DataFormatError(path, line, f"{where}: expected an object, found {_kind(record)}")
+    if key not in record:
         raise DataFormatError(path, line, f"{where}: missing field {key!r}")
     return record[key]
+
+
+def _text(path: Path, line: int | None, value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise DataFormatError(path, line, f"{what} is {_kind(value)}, not a string")
+    return value
+
+
+def _scalar(path: Path, line: int | None, value: Any, what: str) -> str:
+    """An id: a string or an integer (some exports write numeric ids), as text."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise DataFormatError(path, line, f"{what} is {_kind(value)}, not a string")
+    return str(value)
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+                                          int: "a number", float: "a number"}.get(type(value), "a value")
 
 
 def _answers(path: Path, line: int | None, record: dict, where: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
     answers = record.get("answers", [])
     if isinstance(answers, dict):  # Hugging Face: {"text": [...], "answer_start": [...]}
-        texts, starts = list(answers.get("text", [])), list(answers.get("answer_start", []))
+        texts = _list_field(path, line, answers.get("text", []), f"{where}: answers.text")
+        starts = _list_field(path, line, answers.get("answer_start", []), f"{where}: answers.answer_start")
         if len(texts) != len(starts):
             raise DataFormatError(path, line, f"{where}: {len(texts)} answer texts but {len(starts)} starts")
+    elif isinstance(answers, list):
+        texts = [_need(path, line, a, "text", f"{where}: answer") for a in answers]
+        starts = [_need(path, line, a, "answer_start", f"{where}: answer") for a in answers]
     else:
-        texts = [str(_need(path, line, a, "text", where)) for a in answers]
-        starts = [_need(path, line, a, "answer_start", where) for a in answers]
+        raise DataFormatError(path, line, f"{where}: answers is {_kind(answers)}, not a list or an object")
+    texts = [_text(path, line, t, f"{where}: answer text") for t in texts]
     for start in starts:
         if not isinstance(start, int) or isinstance(start, bool):
             raise DataFormatError(path, line, f"{where}: answer_start {start!r} is not an integer")
-    return tuple(str(t) for t in texts), tuple(starts)
+    return tuple(texts), tuple(starts)
+
+
+def _list_field(path: Path, line: int | None, value: Any, what: str) -> list:
+    if not isinstance(value, list):
+        raise DataFormatError(path, line, f"{what} is {_kind(value)}, not a list")
+    return value
 
 
 def _check(path: Path, line: int | None, qid: str, context: str, texts: tuple[str, ...],

@@ -1,0 +1,189 @@
+"""Downloads under misbehaving servers: a per-file deadline, no `.part` left behind, only connection
+failures mark a host down, archive refusals are FetchErrors naming the member (the archive removed), and a
+body shorter than announced, or cut before its end, is never kept."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import socket
+import tarfile
+import threading
+import time
+import zipfile
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from dialectbench.data.catalogue import FileRef
+from dialectbench.data.fetch import BadArchive, Cache, FetchError, Unreachable, UnsafeArchive, download
+
+BODY = b"tok\tO\n" * 500
+
+
+class _Server:
+    """routes: path -> (status, body, mode); mode "slow" trickles the body, "short" announces more bytes
+    than it sends, "unknown" sends no Content-Length and closes."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, tuple[int, bytes, str]] = {}
+        self.hits: dict[str, int] = {}
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                server.hits[self.path] = server.hits.get(self.path, 0) + 1
+                status, body, mode = server.routes.get(self.path, (404, b"", ""))
+                self.send_response(status)
+                if mode != "unknown":
+                    self.send_header("Content-Length", str(len(body) + (100 if mode == "short" else 0)))
+                self.end_headers()
+                if mode == "slow":
+                    for i in range(len(body)):
+                        try:
+                            self.wfile.write(body[i:i + 1])
+                            self.wfile.flush()
+                        except OSError:
+                            return
+                        time.sleep(0.02)
+                    return
+                self.wfile.write(body)
+                self.close_connection = True
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server():
+    s = _Server()
+    yield s
+    s.close()
+
+
+def _parts(folder: Path) -> list[Path]:
+    return list(folder.rglob("*.part")) if folder.exists() else []
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_trickling_server_hits_the_per_file_deadline(server, tmp_path):
+    server.routes["/slow"] = (200, BODY, "slow")  # 1 byte per 20 ms: every read is quick, the file is not
+    t0 = time.monotonic()
+    with pytest.raises(FetchError, match="deadline") as err:
+        download(f"{server.url}/slow", tmp_path / "f", timeout=2, deadline=0.5, backoff=0)
+    assert time.monotonic() - t0 < 5
+    assert not isinstance(err.value, Unreachable)
+    assert not (tmp_path / "f").exists() and _parts(tmp_path) == []
+
+
+def test_part_files_of_killed_downloads_are_removed_but_live_ones_kept(server, tmp_path):
+    server.routes["/f"] = (200, BODY, "")
+    old, fresh = tmp_path / ".f.abc123.part", tmp_path / ".f.def456.part"
+    old.write_bytes(b"half")
+    fresh.write_bytes(b"in progress")
+    past = time.time() - 7200
+    os.utime(old, (past, past))
+    download(f"{server.url}/f", tmp_path / "f", sha256=hashlib.sha256(BODY).hexdigest(), deadline=3600)
+    assert (tmp_path / "f").read_bytes() == BODY
+    assert not old.exists() and fresh.exists()
+
+
+def test_server_errors_do_not_mark_the_host_down(server, tmp_path):
+    server.routes["/broken"] = (503, b"busy", "")
+    server.routes["/good"] = (200, BODY, "")
+    cache = Cache(tmp_path / "cache")
+    with pytest.raises(FetchError) as err:
+        cache.fetch(FileRef(path="x/broken", url=f"{server.url}/broken", sha256="0" * 64), dataset="X",
+                    retries=2)
+    assert not isinstance(err.value, Unreachable) and "503" in str(err.value)
+    good = FileRef(path="x/good", url=f"{server.url}/good", sha256=hashlib.sha256(BODY).hexdigest())
+    assert cache.fetch(good, dataset="X").status == "downloaded"  # the same host is still asked
+
+
+def test_a_refused_connection_marks_the_host_down(tmp_path):
+    port = _free_port()
+    cache = Cache(tmp_path / "cache")
+    with pytest.raises(Unreachable, match="could not connect"):
+        cache.fetch(FileRef(path="x/a", url=f"http://127.0.0.1:{port}/a", sha256="0" * 64), dataset="X", retries=1)
+    with pytest.raises(Unreachable, match="earlier in this run"):
+        cache.fetch(FileRef(path="x/b", url=f"http://127.0.0.1:{port}/b", sha256="0" * 64), dataset="X", retries=1)
+
+
+@pytest.mark.parametrize("mode", ["short", "unknown"])
+def test_a_body_shorter_than_announced_or_cut_is_never_kept(server, tmp_path, mode):
+    server.routes["/f"] = (200, BODY, mode)
+    if mode == "short":
+        with pytest.raises(FetchError):
+            download(f"{server.url}/f", tmp_path / "f", retries=2, backoff=0)
+        assert not (tmp_path / "f").exists() and _parts(tmp_path) == []
+    else:  # no Content-Length, clean end of the connection: kept (only with --allow-unverified in the CLI)
+        cache = Cache(tmp_path / "cache")
+        got = cache.fetch(FileRef(path="x/f", url=f"{server.url}/f"), dataset="X", allow_unverified=True)
+        assert got.local.read_bytes() == BODY
+
+
+def _tar(members: list[tarfile.TarInfo], data: dict[str, bytes] | None = None) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tf:
+        for m in members:
+            payload = (data or {}).get(m.name)
+            if payload is not None:
+                m.size = len(payload)
+                tf.addfile(m, io.BytesIO(payload))
+            else:
+                tf.addfile(m)
+    return buf.getvalue()
+
+
+def _link(name: str, target: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = tarfile.SYMTYPE, target
+    return info
+
+
+def test_a_symlink_chain_refused_by_the_tar_filter_is_an_unsafe_archive_and_removed(server, tmp_path):
+    # "a" -> "." is inside; "b" -> "a/.." looks inside lexically but lands in the folder's parent
+    body = _tar([_link("a", "."), _link("b", "a/.."), tarfile.TarInfo("data.txt")], {"data.txt": b"x\n"})
+    server.routes["/chain.tar"] = (200, body, "")
+    ref = FileRef(path="x/data.txt", url=f"{server.url}/chain.tar", sha256=None, member="data.txt")
+    cache = Cache(tmp_path / "cache")
+    with pytest.raises(UnsafeArchive) as err:
+        cache.fetch(ref, dataset="X", allow_unverified=True)
+    assert "'b'" in str(err.value)
+    assert not list((tmp_path / "cache" / "downloads").rglob("chain.tar"))
+    assert not (tmp_path / "cache" / "extracted").exists() or not any((tmp_path / "cache" / "extracted").iterdir())
+
+
+@pytest.mark.parametrize("damage", ["truncated-tar", "bad-zip"])
+def test_a_damaged_archive_is_a_fetch_error_and_removed(server, tmp_path, damage):
+    if damage == "truncated-tar":
+        body = _tar([tarfile.TarInfo("data.txt")], {"data.txt": b"x" * 5000})[:1500]
+    else:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            zf.writestr("data.txt", "x" * 5000)
+        raw = bytearray(buf.getvalue())
+        raw[40:60] = b"\xff" * 20  # inside the member's data: a CRC error on extraction
+        body = bytes(raw)
+    server.routes["/a.bin"] = (200, body, "")
+    ref = FileRef(path="x/data.txt", url=f"{server.url}/a.bin", sha256=None, member="data.txt")
+    with pytest.raises(FetchError) as err:
+        Cache(tmp_path / "cache").fetch(ref, dataset="X", allow_unverified=True)
+    assert isinstance(err.value, (BadArchive, FetchError)) and "Traceback" not in str(err.value)
+    assert not list((tmp_path / "cache" / "downloads").rglob("a.bin"))

@@ -1,0 +1,264 @@
+"""Readers under hostile input: nothing but DataFormatError (with the file and, where the format has lines, the
+line) comes out, whatever the bytes; line numbers are right for LF, CRLF and CR-only files; HEAD cycles are
+errors and several roots a warning. Each reader also gets a bounded hypothesis run over mutated seeds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dialectbench.data.errors import DataFormatError, DataWarning
+from dialectbench.data.readers import (
+    read_conllu,
+    read_iob,
+    read_labelled,
+    read_multiple_choice,
+    read_pairs,
+    read_parallel,
+    read_sdqa,
+    read_squad,
+)
+
+CONLLU = ("# sent_id = s1\n# text = the cat sat\n"
+          "1\tthe\tthe\tDET\t_\t_\t2\tdet\t_\t_\n"
+          "2\tcat\tcat\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
+          "3\tsat\tsit\tVERB\t_\t_\t0\troot\t_\t_\n\n")
+
+
+def _write(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    p = tmp_path / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return p
+
+
+def _error(fn, *args, **kwargs) -> DataFormatError:
+    with pytest.raises(DataFormatError) as err:
+        list(fn(*args, **kwargs))
+    return err.value
+
+
+# ------------------------------------------------------------------------------------------ CoNLL-U
+@pytest.mark.parametrize("bad, line", [
+    ("1\tthe\tthe\tDET\t_\t_\t²\tdet\t_\t_", 3),   # str.isdigit() is true for "²", int() refuses it
+    ("①\tthe\tthe\tDET\t_\t_\t2\tdet\t_\t_", 3),
+    ("1-²\tthe\t_\t_\t_\t_\t_\t_\t_\t_", 3),
+    ("1\tthe\tthe\tDET\t_\t_\t" + "9" * 5000 + "\tdet\t_\t_", 3),  # over int()'s 4,300-digit limit
+])
+def test_conllu_unicode_and_huge_numbers_are_format_errors(tmp_path, bad, line):
+    text = CONLLU.replace("1\tthe\tthe\tDET\t_\t_\t2\tdet\t_\t_", bad)
+    err = _error(read_conllu, _write(tmp_path, "x.conllu", text))
+    assert err.line == line and err.path.endswith("x.conllu")
+
+
+def test_a_head_cycle_is_an_error_at_the_word(tmp_path):
+    text = CONLLU.replace("\t0\troot", "\t1\troot")  # 1 -> 2 -> 3 -> 1: no root, a cycle
+    err = _error(read_conllu, _write(tmp_path, "cycle.conllu", text))
+    assert "cycle" in err.problem and err.line in (3, 4, 5)
+
+
+def test_several_roots_are_kept_with_one_warning_naming_the_line(tmp_path):
+    text = CONLLU + CONLLU.replace("s1", "s2").replace("\t3\tnsubj", "\t0\tnsubj")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sentences = list(read_conllu(_write(tmp_path, "roots.conllu", text)))
+    assert len(sentences) == 2
+    found = [w for w in caught if issubclass(w.category, DataWarning)]
+    assert len(found) == 1 and "roots.conllu:7:" in str(found[0].message) and "1 sentence" in str(found[0].message)
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_conllu_line_numbers_hold_for_every_line_ending(tmp_path, eol):
+    text = (CONLLU + CONLLU.replace("s1", "s2").replace("\t2\tdet", "\tX\tdet")).replace("\n", eol)
+    err = _error(read_conllu, _write(tmp_path, "eol.conllu", text))
+    assert err.line == 9  # the second sentence's first word
+
+
+# ------------------------------------------------------------------------------------ delimited text
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_tsv_reads_every_row_and_numbers_lines_for_every_line_ending(tmp_path, eol):
+    rows = [f"text {i}\tlabel{i % 2}" for i in range(20)]
+    good = _write(tmp_path, "good.tsv", eol.join(rows) + eol)
+    assert len(list(read_labelled(good))) == 20  # CR-only used to read as 1 example
+    rows[13] = "no label here"
+    err = _error(read_labelled, _write(tmp_path, "bad.tsv", eol.join(rows) + eol))
+    assert err.line == 14
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_csv_line_numbers_are_inside_the_file_for_every_line_ending(tmp_path, eol):
+    lines = ["premise,hypothesis,label", '"a, quoted",b,entailment', "c,d,neutral", "e,f,nonsense", "g,h,neutral"]
+    path = _write(tmp_path, "pairs.csv", eol.join(lines) + eol)
+    err = _error(read_pairs, path, delimiter=",")
+    assert err.line == 4
+
+
+def test_a_csv_field_over_the_csv_limit_is_a_format_error_with_its_line(tmp_path):
+    path = _write(tmp_path, "big.csv", "premise,hypothesis,label\na,b,neutral\n" + "x" * 140_000 + ",b,neutral\n")
+    err = _error(read_pairs, path, delimiter=",")
+    assert err.line == 3 and "CSV" in err.problem
+
+
+def test_a_unicode_digit_in_a_subset_file_is_a_format_error(tmp_path):
+    data = _write(tmp_path, "d.tsv", "a\tx\nb\ty\n")
+    subset = _write(tmp_path, "subset.txt", "0\n²\n")
+    err = _error(read_labelled, data, subset=subset)
+    assert err.path.endswith("subset.txt") and err.line == 2
+
+
+# --------------------------------------------------------------------------------------------- JSON
+def test_json_nested_too_deep_is_a_format_error(tmp_path):
+    err = _error(read_squad, _write(tmp_path, "deep.json", "[" * 100_000 + "]" * 100_000))
+    assert "nested too deeply" in err.problem
+    err = _error(read_multiple_choice, _write(tmp_path, "deep.jsonl", '{"a": ' * 100_000 + "1" + "}" * 100_000))
+    assert err.line == 1
+
+
+@pytest.mark.parametrize("document", [
+    {"data": [1]},
+    {"data": [{"paragraphs": [{"context": "abc", "qas": [{"id": "q", "question": "?", "answers": None}]}]}]},
+    {"data": [{"paragraphs": [{"context": 5, "qas": []}]}]},
+    {"data": [{"paragraphs": "no"}]},
+])
+def test_squad_documents_with_wrong_types_are_format_errors(tmp_path, document):
+    _error(read_squad, _write(tmp_path, "bad.json", json.dumps(document)))
+
+
+@pytest.mark.parametrize("answers", [{"text": 1, "answer_start": [0]}, {"text": ["a"], "answer_start": 0},
+                                     [1], [{"text": 1, "answer_start": 0}], "abc"])
+def test_flat_qa_records_with_wrong_answer_types_are_format_errors_at_their_line(tmp_path, answers):
+    records = [{"id": "q1", "context": "abc", "question": "?", "answers": {"text": ["a"], "answer_start": [0]}},
+               {"id": "q2", "context": "abc", "question": "?", "answers": answers}]
+    err = _error(read_squad, _write(tmp_path, "flat.jsonl", "\n".join(json.dumps(r) for r in records)))
+    assert err.line == 2
+
+
+@pytest.mark.parametrize("answer", ["²", "1" * 5000, None, [1], True])
+def test_belebele_answer_that_is_not_a_plain_number_is_a_format_error(tmp_path, answer):
+    record = {"flores_passage": "p", "question": "q", "mc_answer1": "a", "mc_answer2": "b", "mc_answer3": "c",
+              "mc_answer4": "d", "correct_answer_num": answer}
+    err = _error(read_multiple_choice, _write(tmp_path, "mc.jsonl", json.dumps(record) + "\n"))
+    assert err.line == 1
+
+
+# -------------------------------------------------------------------------------------------- SD-QA
+SDQA_HEADER = ",ID,in XOR dev,english-gold,kenya-en-KE,kenya-en-US"
+
+
+def _sdqa(tmp_path: Path, question_csv: str, metadata: str | None = None) -> Path:
+    root = tmp_path / "sdqa"
+    _write(root, "dev/eng/english.dev.csv", question_csv)
+    if metadata is not None:
+        _write(root, "dev/eng/kenya/metadata.csv", metadata)
+    return root
+
+
+def test_sdqa_reads_and_numbers_lines_for_cr_files(tmp_path):
+    rows = [SDQA_HEADER, "0,11,False,who?,who,who", "1,12,False,what?,what,what", "2,,False,x,y,z"]
+    text = "".join(row + "\r" for row in rows)
+    err = _error(read_sdqa, _sdqa(tmp_path, text))
+    assert err.line == 4 and "missing ID" in err.problem
+
+
+@pytest.mark.parametrize("header, problem", [
+    (",ID,in XOR dev,english-gold," + "k" * 300 + "-en-KE", "dialect"),  # used to be ENAMETOOLONG
+    (",ID,in XOR dev,english-gold,../../etc-en-KE", "dialect"),          # a folder outside the root
+])
+def test_sdqa_dialect_columns_that_cannot_be_folder_names_are_format_errors(tmp_path, header, problem):
+    err = _error(read_sdqa, _sdqa(tmp_path, header + "\n0,11,False,who?,who\n"))
+    assert err.line == 1 and problem in err.problem
+
+
+def test_sdqa_asked_for_a_dialect_without_columns_is_a_format_error(tmp_path):
+    err = _error(read_sdqa, _sdqa(tmp_path, SDQA_HEADER + "\n0,11,False,who?,who,who\n"), dialects=["nga"])
+    assert err.line == 1 and "nga" in err.problem
+
+
+def test_sdqa_huge_field_and_unicode_age_do_not_escape(tmp_path):
+    root = _sdqa(tmp_path, SDQA_HEADER + "\n0,11,False,who?,who,who\n",
+                 "example_id,user_id,gender,age\n11,u1,female,²\n")
+    [question] = [q for q in read_sdqa(root) if q.dialect == "kenya"]
+    assert question.speaker_age is None  # "²" is not an age, and not an int() crash
+    _write(root, "dev/eng/english.dev.csv", SDQA_HEADER + "\n0,11,False,who?," + "w" * 140_000 + ",who\n")
+    assert _error(read_sdqa, root).line == 2
+
+
+# --------------------------------------------------------------------------------- bounded fuzzing
+SEEDS = {
+    "conllu": CONLLU * 2,
+    "iob": "# sent_id = a\nJohn\tB-PER\nsaw\tO\nParis\tB-LOC\n\nMary\tS-PER\n",
+    "labelled": "a text\tpos\nanother text\tneg\n",
+    "pairs": "premise\thypothesis\tlabel\na\tb\tentailment\nc\td\tneutral\n",
+    "multiple_choice": json.dumps({"flores_passage": "p", "question": "q", "mc_answer1": "a", "mc_answer2": "b",
+                                   "mc_answer3": "c", "mc_answer4": "d", "correct_answer_num": "2"}) + "\n",
+    "squad": json.dumps({"data": [{"paragraphs": [{"context": "abc def", "qas": [
+        {"id": "q1", "question": "?", "answers": [{"text": "def", "answer_start": 4}]}]}]}]}),
+    "parallel": "one line\ntwo lines\n",
+    "sdqa": SDQA_HEADER + "\n0,11,False,who?,who,who\n1,12,False,what?,what,\n",
+}
+TOKENS = ["²", "①", "١", "\x00", '"', "\t", "\r", "\r\n", "\n", "\n\n", "#", "-", ".", "0", "-1", "9" * 30, "[",
+          "{", "}", "]", "null", ":", ",", "_", "\ufeff", "B-", "x" * 300 + "-en-US", "é"]
+
+
+@st.composite
+def mutated(draw, seed: str) -> bytes:
+    text = seed
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(text)))
+        op = draw(st.sampled_from(["insert", "delete", "replace", "truncate"]))
+        token = draw(st.sampled_from(TOKENS) | st.text(max_size=3))
+        if op == "insert":
+            text = text[:at] + token + text[at:]
+        elif op == "delete":
+            text = text[:at] + text[at + draw(st.integers(1, 20)):]
+        elif op == "replace":
+            text = text[:at] + token + text[at + 1:]
+        else:
+            text = text[:at]
+    data = text.encode("utf-8", errors="surrogatepass")
+    if draw(st.booleans()) and data:  # sometimes a byte that is not UTF-8
+        at = draw(st.integers(0, len(data) - 1))
+        data = data[:at] + bytes([draw(st.integers(128, 255))]) + data[at + 1:]
+    return data
+
+
+def _read(name: str, folder: Path, data: bytes) -> None:
+    if name == "sdqa":
+        _write(folder, "dev/eng/english.dev.csv", data)
+        list(read_sdqa(folder))
+        return
+    suffix = {"conllu": ".conllu", "iob": ".bio", "multiple_choice": ".jsonl", "squad": ".json",
+              "pairs": ".tsv"}.get(name, ".txt")
+    path = _write(folder, "x" + suffix, data)
+    readers = {"conllu": read_conllu, "iob": read_iob, "labelled": read_labelled, "pairs": read_pairs,
+               "multiple_choice": read_multiple_choice, "squad": read_squad}
+    if name == "parallel":
+        list(read_parallel(path, _write(folder, "ref.txt", SEEDS["parallel"])))
+    else:
+        list(readers[name](path))
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+def test_fuzzed_input_raises_nothing_but_a_format_error(name):
+    @settings(max_examples=60, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(data=mutated(SEEDS[name]))
+    def check(data: bytes) -> None:
+        folder = Path(tempfile.mkdtemp(prefix="fuzz-"))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DataWarning)
+                _read(name, folder, data)
+        except DataFormatError as err:
+            assert err.path.startswith(str(folder))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    check()
