@@ -134,6 +134,17 @@ RERUN_OPT = typer.Option(False, "--rerun", help="Redo jobs the store already has
 NO_REPORT_OPT = typer.Option(False, "--no-report", help="Do not build the report at the end.")
 EXPORT_FORMAT_OPT = typer.Option(Format.csv, "--format", "-f", help="csv, json or table.")
 OUT_OPT = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.")
+# in-context learning (llm:, hf-causal:); None = the backend's default, and no option for other backends
+ICL_MODE_OPT = typer.Option(None, "--mode", help="icl scoring: loglikelihood (rank the labels; the default for "
+                            "classification and multiple choice where the model offers it) or generate.")
+CONCURRENCY_OPT = typer.Option(None, "--concurrency", min=1, help="llm: requests in flight (default 4).")
+MAX_INVALID_OPT = typer.Option(None, "--max-invalid", min=0.0, max=1.0,
+                               help="Fail an icl job when more than this share of its answers is invalid "
+                               "(empty, null, unparseable, over-long; default 0.1).")
+JOB_BUDGET_OPT = typer.Option(None, "--job-budget", min=1.0, help="Seconds one icl job may wait on its model "
+                              "(default 1800).")
+RESCORE_OPT = typer.Option(False, "--rescore", help="Re-score icl jobs from the stored request cache, asking "
+                           "no model (implies --rerun).")
 ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
                        "seed, run id and job key.")
 
@@ -142,16 +153,22 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             clusters: list[str] | None = CLUSTERS_OPT, model: str = MODEL_OPT,
             settings: list[str] | None = SETTINGS_OPT, data_dir: Path | None = DATA_DIR_OPT,
             store: Path = STORE_OPT, seed: int = SEED_OPT, rerun: bool = RERUN_OPT,
-            no_report: bool = NO_REPORT_OPT) -> None:
+            no_report: bool = NO_REPORT_OPT, mode: str | None = ICL_MODE_OPT,
+            concurrency: int | None = CONCURRENCY_OPT, max_invalid: float | None = MAX_INVALID_OPT,
+            job_budget: float | None = JOB_BUDGET_OPT, rescore: bool = RESCORE_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
     if varieties and clusters:
         fail("give --varieties or --clusters, not both")
+    options = {k: v for k, v in {"mode": mode, "concurrency": concurrency, "max_invalid": max_invalid,
+                                 "job_budget_s": job_budget, "cache_only": rescore or None}.items() if v is not None}
+    rerun = rerun or rescore
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None
     try:
         with RichProgress(stderr) as progress:
             result = run(tasks=tasks, varieties=varieties, clusters=clusters, model=model, settings=settings,
-                         data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress)
+                         data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress,
+                         backend_options=options or None)
     except (PlanError, RunError) as err:
         fail(str(err))
     except KeyboardInterrupt:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dialectbench import __version__
+from dialectbench.backends.base import BackendUnavailableError
 from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan
 from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store
@@ -97,11 +98,14 @@ def _open_source(data_dir: str | Path | None) -> Any:
         raise RunError(str(err)) from None
 
 
-def _get_backend(model: str) -> Any:
+def _get_backend(model: str, options: dict[str, Any] | None = None) -> Any:
     from dialectbench.backends import get_backend
 
     try:
-        return get_backend(model)
+        return get_backend(model, **(options or {}))
+    except TypeError as err:  # an option (--concurrency, --max-invalid...) this backend does not take
+        raise RunError(f"model {model!r} does not take the option(s) {', '.join(sorted(options or {}))}: "
+                       f"{err}") from None
     except (KeyError, ValueError, LookupError) as err:
         raise RunError(f"unknown model {model!r}: {err}") from None
 
@@ -110,23 +114,29 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
         clusters: Sequence[str] | None = None, model: str = "baseline", settings: Sequence[str] | None = None,
         data_dir: str | Path | None = None, store: str | Path = DEFAULT_STORE, seed: int = 0,
         rerun: bool = False, source: Any = None, backend: Any = None, catalog: Catalog | None = None,
-        executor: Any = None, events: RunEvents | None = None) -> RunResult:
+        executor: Any = None, events: RunEvents | None = None,
+        backend_options: dict[str, Any] | None = None) -> RunResult:
     """Plan the jobs, run the pending ones, commit each finished job to `store`; returns the tally.
 
     `source`, `backend`, `catalog` and `executor` default to the bundled sample suite (or `data_dir`),
-    `get_backend(model)`, the packaged registry and the in-process executor.
+    `get_backend(model, **backend_options)`, the packaged registry and the in-process executor.
     Raises `PlanError` for unknown names and `RunError` when the run cannot start.
     """
     events = events or QuietEvents()
     source = source if source is not None else _open_source(data_dir)
-    backend = backend if backend is not None else _get_backend(model)
+    backend = backend if backend is not None else _get_backend(model, backend_options)
     model_name = getattr(backend, "name", model)
-    backend_config = dict(getattr(backend, "config", {}) or {})
+    try:  # an llm: backend asks its server which model it serves here
+        backend_config = dict(getattr(backend, "config", {}) or {})
+    except BackendUnavailableError as err:
+        raise RunError(str(err)) from None
     job_config = {"model": model_name, "backend": backend_config, "seed": seed}
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
                       config=job_config, catalog=catalog)
     db = Store(store)
+    if hasattr(backend, "attach_store"):  # the LLM backends keep their request cache in the store
+        backend.attach_store(db.path)
     try:
         return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
                         run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
@@ -167,6 +177,8 @@ def _execute(db: Store, plan: Plan, source: Any, backend: Any, executor: Any, ev
         executor.execute(plan.groups, source=source, backend=backend, seed=seed, config=job_config,
                          pending=pending, sink=sink, events=events)
         status = "finished"
+    except BackendUnavailableError as err:  # once, in one line, not once per job
+        raise RunError(str(err)) from None
     finally:
         db.finish_run(run_id, status, dict(result.counts))
     return result
