@@ -11,12 +11,11 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from dialectbench.backends import get_backend  # noqa: E402
-from dialectbench.backends.base import InvalidAnswer  # noqa: E402
-from dialectbench.data.examples import TextExample  # noqa: E402
+from dialectbench.backends import get_backend
+from dialectbench.backends.base import InvalidAnswer
+from dialectbench.data.examples import TextExample
 
-WORDS = ("in this task you are given a piece of text your task is to classify the sentiment based on its "
-         "content answer with one negative positive sentence label good bad great awful food service").split()
+WORDS = ["in", "this", "task", "you", "are", "given", "a", "piece", "of", "text", "your", "task", "is", "to", "classify", "the", "sentiment", "based", "on", "its", "content", "answer", "with", "one", "negative", "positive", "sentence", "label", "good", "bad", "great", "awful", "food", "service"]
 CHAT = ("{% for m in messages %}<|user|> {{ m['content'] }} {% endfor %}"
         "{% if add_generation_prompt %}<|assistant|> {% endif %}")
 
@@ -74,7 +73,7 @@ def test_batched_loglikelihood_and_generation_match_one_at_a_time(tmp_path, chat
     batched = engine.loglikelihood(pairs, None)
     single = [_unbatched_logprob(engine, c, x) for c, x in pairs]
     assert batched == pytest.approx(single, abs=1e-4)  # right padding does not leak into the scores
-    assert len(set(round(v, 3) for v in batched)) > 1
+    assert len({round(v, 3) for v in batched}) > 1
     prompts = ["good food", "a piece of text your task is to classify", "bad"]
     together = engine.generate(prompts, 5, None)
     engine.batch_size = 1
