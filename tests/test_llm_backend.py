@@ -411,3 +411,25 @@ def test_runner_end_to_end_icl_scores(server, tmp_path):
         assert row["n"] == len(test) and row["score"] == pytest.approx(expected.score)
     prompts = [r["body"]["messages"][0]["content"] for r in server.chats()]
     assert len(prompts) == len(set(prompts)) <= sum(r["n"] for r in rows)  # each distinct prompt asked once
+
+
+def test_cli_icl_options(server, tmp_path):
+    from typer.testing import CliRunner
+
+    from dialectbench.cli.main import app
+    from dialectbench.runner import Store
+
+    server.reply = lambda prompt: "banana" if len(_query(prompt)) % 2 else "positive"
+    store = tmp_path / "s.db"
+    base = ["run", "--tasks", "sa", "--settings", "icl", "--store", str(store), "--no-report"]
+    env = {"DIALECTBENCH_LLM_MODEL": "m", "COLUMNS": "60"}
+    result = CliRunner().invoke(app, [*base, "--model", f"llm:{server.url}", "--mode", "generate",
+                                      "--max-invalid", "0.0", "--concurrency", "2"], env=env)
+    with Store(store) as db:
+        jobs = db.jobs()
+    failed = [j for j in jobs if j["status"] == "failed"]
+    assert result.exit_code == 1 and failed  # any invalid answer fails a job under --max-invalid 0
+    assert all("more than --max-invalid 0%" in j["message"] for j in failed)
+    result = CliRunner().invoke(app, [*base, "--model", "baseline", "--concurrency", "2"], env=env)
+    assert result.exit_code != 0 and "does not take the option(s) concurrency" in result.output
+    assert "Traceback" not in result.output

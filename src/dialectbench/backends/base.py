@@ -12,6 +12,11 @@ Conventions (optional attributes; read them with getattr(..., default)):
   FittedModel.reports_as        None, or a label under which scores are reported instead of the backend
                                 name (the MT copy baseline says "copy").
   FittedModel.save(path) / load Fitted baseline models are also plain picklable objects.
+  FittedModel.signature         how it answered (e.g. "icl|hf-causal|mode:loglikelihood|k:4"); heads the
+                                score's signature.
+  FittedModel.max_invalid       a model that may leave examples unanswered (InvalidAnswer predictions):
+                                the share above which the runner fails the job; the count is stored.
+  Backend.attach_store(path)    the runner hands over the result store (the LLM request cache lives there).
 `fit` raises TrainingDataError when the training set cannot be used (empty, wrong example type), and
 `train` may be empty only for tasks whose model needs no training (the MT copy baseline).
 """
