@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import random
 import subprocess
 import sys
 import time
@@ -37,6 +38,11 @@ def gemma3_gguf() -> Path:
 
     path = gemma.default_output_path()
     return path if path.is_file() else gemma.assemble(path)
+
+
+def _sample(items: list, n: int) -> list:
+    """n items drawn with seed 0 (a test file sorted by label would make its first n one class)."""
+    return random.Random(0).sample(items, min(n, len(items)))
 
 
 def _score(task, golds, preds):
@@ -61,7 +67,7 @@ def bench_model(name: str, gguf: Path, source, sample, sa_varieties, n: int, mod
     print(f"{name}: loaded in {time.perf_counter() - t0:.1f} s (chat template: {backend.engine().chat})",
           flush=True)
     for variety in sa_varieties:
-        train, test = source.load("sa", variety, "train"), source.load("sa", variety, "test")[:n]
+        train, test = source.load("sa", variety, "train"), _sample(source.load("sa", variety, "test"), n)
         majority = Counter(ex.label for ex in train).most_common(1)[0][0]
         base = _score("sa", test, [majority] * len(test))
         for mode in modes:
@@ -117,7 +123,7 @@ def bench_server(gguf: Path, source, variety: str, n: int) -> None:
                 time.sleep(0.5)
         else:
             sys.exit("llama_cpp.server did not start within 180 s")
-        train, test = source.load("sa", variety, "train"), source.load("sa", variety, "test")[:n]
+        train, test = source.load("sa", variety, "train"), _sample(source.load("sa", variety, "test"), n)
         results = {}
         for concurrency in (1, 4):
             backend = get_backend(f"llm:{url}", mode="generate", concurrency=concurrency)
