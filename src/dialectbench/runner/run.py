@@ -124,7 +124,8 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
     """
     events = events or QuietEvents()
     source = source if source is not None else _open_source(data_dir)
-    backend = backend if backend is not None else _get_backend(model, backend_options)
+    if backend is None:  # (options only when given: tests and tools replace _get_backend(model))
+        backend = _get_backend(model, backend_options) if backend_options else _get_backend(model)
     model_name = getattr(backend, "name", model)
     try:  # an llm: backend asks its server which model it serves here
         backend_config = dict(getattr(backend, "config", {}) or {})
