@@ -3,35 +3,43 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
+import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from dialectbench.backends import get_backend
-from dialectbench.backends.base import UnsupportedTaskError
+from dialectbench.backends.base import InvalidAnswer, UnsupportedTaskError
 from dialectbench.backends.llm import LLMConnectionError, pick_demos
 from dialectbench.backends.llm.prompts import parse_label, parse_option
 from dialectbench.data.examples import MultipleChoiceExample, QAExample, TaggedSentence, TextExample
 
 
 class FakeServer:
-    """Records every request; answers with `reply(prompt)`, or with the next scripted HTTP status."""
+    """Records every request; chat: answers `reply(prompt)` (None = `content: null`), or the next scripted
+    HTTP status; completions (loglikelihood): per-token log-probs of the echoed prompt from
+    `logprob(token)` when `logprobs` is on, else 404 (a server without the endpoint)."""
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
         self.statuses: list[int] = []  # consumed one per chat request before answering normally
         self.reply = lambda prompt: "positive"
+        self.logprobs = False
+        self.logprob = lambda token: -1.0
+        self.error_body = None  # a callable(headers) -> str: the body of scripted error statuses
+        self.delay = 0.0
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # keep pytest output clean
                 pass
 
-            def _send(self, status: int, body: dict) -> None:
-                data = json.dumps(body).encode()
+            def _send(self, status: int, body) -> None:
+                data = (body if isinstance(body, str) else json.dumps(body)).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -43,17 +51,41 @@ class FakeServer:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"path": self.path, "body": body, "headers": dict(self.headers)})
+                server.requests.append({"path": self.path, "body": body,
+                                        "headers": {k.lower(): v for k, v in self.headers.items()}})
+                if server.delay:
+                    time.sleep(server.delay)
                 if server.statuses:
-                    self._send(server.statuses.pop(0), {"error": "scripted"})
+                    detail = server.error_body(dict(self.headers)) if server.error_body else {"error": "scripted"}
+                    self._send(server.statuses.pop(0), detail)
+                    return
+                if self.path == "/v1/completions":
+                    self._completion(body)
                     return
                 text = server.reply(body["messages"][-1]["content"])
-                self._send(200, {"choices": [{"message": {"role": "assistant", "content": text}}]})
+                self._send(200, {"choices": [{"index": 0, "finish_reason": "stop",
+                                              "message": {"role": "assistant", "content": text}}]})
+
+            def _completion(self, body):
+                if not server.logprobs:
+                    self._send(404, {"error": "not found"})
+                    return
+                tokens = re.findall(r"\s*\S+", body["prompt"])
+                offsets = [sum(map(len, tokens[:i])) for i in range(len(tokens))]
+                values = [None] + [server.logprob(t) for t in tokens[1:]]
+                self._send(200, {"id": "c", "object": "text_completion", "created": 0, "model": "fake-model",
+                                 "choices": [{"index": 0, "text": body["prompt"], "finish_reason": "length",
+                                              "logprobs": {"tokens": tokens, "text_offset": offsets,
+                                                           "token_logprobs": values, "top_logprobs": None}}]})
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
+
+    def chats(self) -> list[dict]:
+        return [r for r in self.requests if r["path"] == "/v1/chat/completions"]
 
     def close(self) -> None:
         self.httpd.shutdown()
@@ -72,7 +104,13 @@ def _sa_train(n: int = 12) -> list[TextExample]:
     return [TextExample(f"t{i}", f"sentence number {i}", label) for i, label in enumerate(labels)]
 
 
+def _query(prompt: str) -> str:
+    """The test input of a prompt (the last "Sentence:" block)."""
+    return prompt.rsplit("Sentence: ", 1)[1].split("\n", 1)[0]
+
+
 def _backend(server: FakeServer, **options):
+    options.setdefault("mode", "generate")
     return get_backend(f"llm:{server.url}", model="m-1", backoff=0.0, **options)
 
 
@@ -81,15 +119,15 @@ def test_request_format_and_no_key_unless_set(server, monkeypatch):
     model = _backend(server, k_shots=2, temperature=0.3, max_tokens=7).fit("sa", _sa_train(), None, seed=0)
     assert model.predict([TextExample("x", "the test input", "positive")]) == ["positive"]
     req = server.requests[-1]
-    assert req["path"] == "/v1/chat/completions"
+    assert req["path"] == "/v1/chat/completions" and len(server.requests) == 1  # generate mode: no probe
     body = req["body"]
     assert body["model"] == "m-1" and body["temperature"] == 0.3 and body["max_tokens"] == 7
     assert [m["role"] for m in body["messages"]] == ["user"]
     assert body["messages"][0]["content"].rstrip().endswith("Sentence: the test input\n\nLabel:")
-    assert "Authorization" not in req["headers"]
+    assert "authorization" not in req["headers"]
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-123")
     model.predict([TextExample("y", "another", "positive")])
-    assert server.requests[-1]["headers"]["Authorization"] == "Bearer sk-test-123"
+    assert server.requests[-1]["headers"]["authorization"] == "Bearer sk-test-123"
 
 
 def test_demonstrations_in_prompt_seeded_and_balanced(server):
@@ -108,7 +146,7 @@ def test_demonstrations_in_prompt_seeded_and_balanced(server):
     assert len(draws) > 1  # the seed changes the draw
 
 
-def test_label_parsing_and_counted_fallback(server):
+def test_label_parsing_and_invalid_answers(server):
     labels = ["negative", "neutral", "positive"]
     assert parse_label("positive", labels) == "positive"
     assert parse_label("  Negative.\n", labels) == "negative"
@@ -117,12 +155,11 @@ def test_label_parsing_and_counted_fallback(server):
     assert parse_label("no idea", labels) is None
     assert parse_label("entailment", ["entailment", "not entailment"]) == "entailment"
     assert parse_label("not entailment", ["entailment", "not entailment"]) == "not entailment"
-    replies = iter(["Negative!", "banana", "POSITIVE"])
-    server.reply = lambda prompt: next(replies)
+    replies = {"q0": "Negative!", "q1": "banana", "q2": "POSITIVE"}  # by input: requests run concurrently
+    server.reply = lambda prompt: replies[_query(prompt)]
     model = _backend(server).fit("sa", _sa_train(), None, seed=0)
     preds = model.predict([TextExample(str(i), f"q{i}", "negative") for i in range(3)])
-    assert preds == ["negative", "positive", "positive"]  # "banana" -> the majority train label
-    assert model.fallbacks == 1
+    assert preds == ["negative", InvalidAnswer("unparseable"), "positive"]  # never the majority label
 
 
 def test_mrc_and_eqa_answers(server):
@@ -136,7 +173,7 @@ def test_mrc_and_eqa_answers(server):
     assert model.predict(mc[:1]) == [2]
     assert server.requests[-1]["body"]["messages"][0]["content"].count("Answer:") == 3
     server.reply = lambda prompt: "nothing useful"
-    assert model.predict(mc[:1]) == [0] and model.fallbacks == 1
+    assert model.predict(mc[1:2]) == [InvalidAnswer("unparseable")]  # (mc[0] would come from the cache)
     qa = [QAExample(f"q{i}", f"Paris is in France {i}.", "Where?", ("France",), (12,)) for i in range(4)]
     server.reply = lambda prompt: "Answer: France\nbecause the passage says so"
     eqa = _backend(server).fit("eqa", qa, None, seed=0)
@@ -151,15 +188,198 @@ def test_retry_on_500_then_success(server):
     assert len(server.requests) == 3
 
 
-def test_clear_error_when_server_down():
+def _dead_url() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    url = f"http://127.0.0.1:{port}/v1"
-    model = get_backend(f"llm:{url}", model="m", retries=1, backoff=0.0, timeout=2).fit(
-        "sa", _sa_train(), None, seed=0)
-    with pytest.raises(LLMConnectionError, match=f"{url}/chat/completions"):
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_server_down_ends_the_run_once_in_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from dialectbench.cli.main import app
+    from dialectbench.runner import RunError, Store, run
+
+    url = _dead_url()
+    backend = get_backend(f"llm:{url}", model="m", mode="generate", retries=1, backoff=0.0, timeout=2,
+                          concurrency=1)
+    with pytest.raises(RunError, match="no usable reply from the LLM server at .* after 2 attempts") as info:
+        run(tasks=["sa", "eqa"], settings=["icl"], backend=backend, store=tmp_path / "s.db")
+    assert "\n" not in str(info.value)
+    assert backend.client.requests_sent == 2  # one request and its retry; not every job's
+    with Store(tmp_path / "s.db") as db:
+        assert not [j for j in db.jobs() if j["status"] == "failed"]  # no job blamed for the server
+    result = CliRunner().invoke(app, ["run", "--model", f"llm:{url}", "--tasks", "sa", "--settings", "icl",
+                                      "--store", str(tmp_path / "c.db"), "--no-report"],
+                                env={"DIALECTBENCH_LLM_MODEL": "m", "COLUMNS": "60"})
+    assert result.exit_code != 0
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert "Traceback" not in result.output and len(errors) == 1 and "no usable reply" in errors[0]
+
+
+def test_hanging_server_is_bounded(server):
+    server.delay = 1.5
+    model = _backend(server, retries=1, timeout=0.3, concurrency=1).fit("sa", _sa_train(), None, seed=0)
+    with pytest.raises(LLMConnectionError, match="no reply within 0.3 s"):
         model.predict([TextExample("x", "q", "positive")])
+    assert len(server.requests) == 2
+
+
+def test_job_time_budget_stops_a_slow_job(server, tmp_path):
+    from dialectbench.runner import Store, run
+
+    server.delay = 0.05  # each request takes >= 50 ms; the budget (0.1 s) runs out after the first chunk
+    run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "s.db",
+        backend_options={"mode": "generate", "concurrency": 1, "job_budget_s": 0.1})
+    with Store(tmp_path / "s.db") as db:
+        jobs = db.jobs()
+    assert jobs and all(j["status"] == "failed" for j in jobs)
+    assert all("time budget of 0.1 s ran out" in j["message"] for j in jobs)
+    assert len(server.chats()) == 4 * len(jobs)  # one chunk each (4 x concurrency), then stopped
+
+
+def test_invalid_replies_are_wrong_counted_and_fail_the_job(server, tmp_path):
+    from dialectbench.data import open_source
+    from dialectbench.metrics import score_task
+    from dialectbench.runner import Store, run
+
+    server.reply = lambda prompt: ""  # the reported bug: 30 empty replies stored as accuracy 50.0
+    run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "a.db",
+        backend_options={"mode": "generate"})
+    with Store(tmp_path / "a.db") as db:
+        jobs, rows = db.jobs(), db.scores()
+    assert jobs and not rows and all(j["status"] == "failed" for j in jobs)
+    for j in jobs:
+        assert re.search(r"(\d+) of \1 answers invalid \(\1 empty\): more than --max-invalid 10%", j["message"])
+    # every other reply unparseable, allowed by max_invalid=1.0: scored with those as wrong, counted
+    replies = {}
+
+    def reply(prompt):
+        q = _query(prompt)
+        replies.setdefault(q, "banana" if len(replies) % 2 else "positive")
+        return replies[q]
+    server.reply = reply
+    run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "b.db",
+        backend_options={"mode": "generate", "max_invalid": 1.0, "concurrency": 1})
+    source = open_source()
+    with Store(tmp_path / "b.db") as db:
+        rows = db.scores(detail=True)
+        assert rows
+        for row in rows:
+            test = source.load("sa", row["variety"], "test")
+            preds = ["positive" if replies[ex.text] == "positive" else "\x00" for ex in test]
+            assert row["score"] == pytest.approx(score_task("sa", test, preds).score)
+            extra = json.loads(db.conn.execute("SELECT extra FROM scores WHERE job_key = ?",
+                                               (row["job_key"],)).fetchone()[0])
+            assert extra["invalid"] == preds.count("\x00") and extra["invalid_reasons"] == {
+                "unparseable": extra["invalid"]}
+            stored = [p["prediction"] for p in db.predictions(row["job_key"])]
+            assert stored.count(None) == extra["invalid"]  # an invalid answer is stored as null
+            assert "mode:generate" in row["signature"]
+
+
+def test_null_and_huge_replies_are_invalid():
+    from dialectbench.backends.llm import interpret
+
+    ex = TextExample("x", "q", "positive")
+    assert interpret("sa", None, ex, ["negative", "positive"]) == InvalidAnswer("null")
+    assert interpret("sa", "positive " * 600_000, ex, ["negative", "positive"]) == InvalidAnswer("too long")
+    assert interpret("sa", "  \n", ex, ["negative", "positive"]) == InvalidAnswer("empty")
+    qa = QAExample("q", "ctx", "Q?", ("a",), (0,))
+    assert interpret("eqa", "Answer:\n", qa, []) == InvalidAnswer("empty")
+    assert interpret("eqa", "Answer: Paris", qa, []) == "Paris"
+
+
+def test_macro_f1_with_invalid_has_no_phantom_class():
+    from dialectbench.runner.executor import _score
+
+    golds = [TextExample(str(i), "t", lab) for i, lab in enumerate(["a", "b", "a", "b"])]
+    scored = _score("tc", golds, ["a", "b", InvalidAnswer("empty"), "b"])
+    # labels {a, b}: a P=1 R=.5 F1=.667, b P=1... b R=1 P=1 F1=1 -> macro 83.3 (a phantom third class: 55.6)
+    assert scored["score"] == pytest.approx(100 * (2 / 3 + 1) / 2, abs=0.05)
+    assert scored["values"] == [1.0, 1.0, 0.0, 1.0] and scored["extra"]["invalid"] == 1
+
+
+def test_secrets_never_stored_or_printed(server, tmp_path, monkeypatch):
+    from dialectbench.runner import Store, run
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-4242")
+    server.statuses = [400] * 1000  # a server that echoes the request headers in its error body
+    server.error_body = lambda headers: json.dumps({"error": f"bad request; headers were {headers}"})
+    for name, url in (("key", server.url), ("url", f"http://alice:hunter2pw@127.0.0.1:{server.port}/v1")):
+        run(tasks=["sa"], settings=["icl"], model=f"llm:{url}", store=tmp_path / "s.db",
+            backend_options={"mode": "generate"})
+        sent = json.dumps(server.requests[-1]["headers"])
+        assert ("sk-secret-4242" if name == "key" else "Basic ") in sent  # the server got it, and echoes it
+    blob = b"".join(p.read_bytes() for p in tmp_path.glob("s.db*"))
+    assert b"sk-secret-4242" not in blob and b"hunter2pw" not in blob and b"alice" not in blob
+    assert b"YWxpY2U6aHVudGVyMnB3" not in blob  # base64 of alice:hunter2pw, as httpx sends it
+    with Store(tmp_path / "s.db") as db:
+        jobs = db.jobs()
+    assert jobs and all(j["status"] == "failed" and "HTTP 400" in j["message"] for j in jobs)
+    assert {j["model"] for j in jobs} == {f"llm:{server.url}", f"llm:http://***@127.0.0.1:{server.port}/v1"}
+
+
+def test_loglikelihood_mode_ranks_labels(server, tmp_path):
+    from dialectbench.runner import Store, run
+
+    server.logprobs = True
+    server.logprob = lambda token: 0.0 if token.strip() == "negative" else -3.0
+    result = run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "s.db")
+    assert result.counts["done"] > 0 and not result.counts["failed"]
+    assert not server.chats()  # the default for classification: no generation at all
+    with Store(tmp_path / "s.db") as db:
+        for row in db.scores(detail=True):
+            assert row["signature"].startswith("icl|openai-server|mode:loglikelihood|k:4|")
+            assert {p["prediction"] for p in db.predictions(row["job_key"])} == {"negative"}
+    ll = [r for r in server.requests if r["path"] == "/v1/completions"]
+    assert all(r["body"]["echo"] is True and r["body"]["logprobs"] == 1 for r in ll)
+    assert ll[-1]["body"]["prompt"].endswith("Label: negative") or ll[-1]["body"]["prompt"].endswith(
+        "Label: positive")
+
+
+def test_no_logprobs_falls_back_to_generate_and_says_so(server, caplog):
+    backend = get_backend(f"llm:{server.url}", model="m", backoff=0.0)  # mode auto; the fake has no logprobs
+    model = backend.fit("sa", _sa_train(), None, seed=0)
+    assert model.mode == "generate" and "scored in generate mode" in caplog.text
+    with pytest.raises(UnsupportedTaskError, match="log-probabilities"):
+        get_backend(f"llm:{server.url}", model="m", backoff=0.0, mode="loglikelihood").fit(
+            "sa", _sa_train(), None, seed=0)
+
+
+def test_cache_resume_and_rescore_without_server(server, tmp_path):
+    from dialectbench.backends.llm.cache import cached_requests
+    from dialectbench.runner import RunError, Store, run
+
+    store = tmp_path / "s.db"
+    opts = {"mode": "generate", "model": "m"}
+    run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=store, backend_options=opts)
+    asked = len(server.chats())
+    assert asked > 0 and len(cached_requests(store)) == asked
+    with Store(store) as db:
+        first = {r["job_key"]: r["score"] for r in db.scores(detail=True)}
+    run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=store, backend_options=opts, rerun=True)
+    assert len(server.chats()) == asked  # all from the cache
+    url = server.url
+    server.close()  # no server at all: --rescore re-scores from the cache
+    run(tasks=["sa"], settings=["icl"], model=f"llm:{url}", store=store, rerun=True,
+        backend_options={**opts, "cache_only": True})
+    with Store(store) as db:
+        assert {r["job_key"]: r["score"] for r in db.scores(detail=True)} == first
+    with pytest.raises(RunError, match="not in the request cache"):
+        run(tasks=["sa"], settings=["icl"], model=f"llm:{url}", store=store, rerun=True,
+            backend_options={**opts, "cache_only": True, "k_shots": 2})
+
+
+def test_concurrency_gives_the_same_predictions(server):
+    server.reply = lambda prompt: "negative" if int(_query(prompt)[1:]) % 3 else "positive"
+    tests = [TextExample(str(i), f"q{i}", "positive") for i in range(25)]
+    one = _backend(server, concurrency=1).fit("sa", _sa_train(), None, seed=0).predict(tests)
+    server.requests.clear()
+    four = _backend(server, concurrency=4).fit("sa", _sa_train(), None, seed=0)
+    four.cache = type(four.cache)()  # a fresh cache: really asked again
+    assert four.predict(tests) == one and len(server.chats()) == 25
 
 
 def test_unsupported_task_and_bad_url(server):
@@ -176,7 +396,8 @@ def test_runner_end_to_end_icl_scores(server, tmp_path):
     from dialectbench.metrics import score_task
     from dialectbench.runner import Store, run
 
-    result = run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "s.db")
+    result = run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "s.db",
+                 backend_options={"mode": "generate"})
     assert result.counts["done"] > 0 and not result.counts["failed"]
     with Store(tmp_path / "s.db") as db:
         rows = db.scores()
@@ -188,4 +409,27 @@ def test_runner_end_to_end_icl_scores(server, tmp_path):
         test = source.load("sa", row["variety"], "test")
         expected = score_task("sa", test, ["positive"] * len(test))
         assert row["n"] == len(test) and row["score"] == pytest.approx(expected.score)
-    assert len(server.requests) == sum(r["n"] for r in rows)
+    prompts = [r["body"]["messages"][0]["content"] for r in server.chats()]
+    assert len(prompts) == len(set(prompts)) <= sum(r["n"] for r in rows)  # each distinct prompt asked once
+
+
+def test_cli_icl_options(server, tmp_path):
+    from typer.testing import CliRunner
+
+    from dialectbench.cli.main import app
+    from dialectbench.runner import Store
+
+    server.reply = lambda prompt: "banana" if len(_query(prompt)) % 2 else "positive"
+    store = tmp_path / "s.db"
+    base = ["run", "--tasks", "sa", "--settings", "icl", "--store", str(store), "--no-report"]
+    env = {"DIALECTBENCH_LLM_MODEL": "m", "COLUMNS": "60"}
+    result = CliRunner().invoke(app, [*base, "--model", f"llm:{server.url}", "--mode", "generate",
+                                      "--max-invalid", "0.0", "--concurrency", "2"], env=env)
+    with Store(store) as db:
+        jobs = db.jobs()
+    failed = [j for j in jobs if j["status"] == "failed"]
+    assert result.exit_code == 1 and failed  # any invalid answer fails a job under --max-invalid 0
+    assert all("more than --max-invalid 0%" in j["message"] for j in failed)
+    result = CliRunner().invoke(app, [*base, "--model", "baseline", "--concurrency", "2"], env=env)
+    assert result.exit_code != 0 and "does not take the option(s) concurrency" in result.output
+    assert "Traceback" not in result.output

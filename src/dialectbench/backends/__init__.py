@@ -3,6 +3,7 @@
     get_backend("baseline")            CPU baselines, offline (this package)
     get_backend("hf:<model id>")       transformers backend (registered by its module when it lands)
     get_backend("llm:<url>")           OpenAI-compatible HTTP backend (likewise)
+    get_backend("hf-causal:<id>")      a causal LM in-process, in-context learning (likewise)
 
 A family registers a factory with `register_backend(prefix, factory)`; the factory gets the part of the
 name after "<prefix>:" (or "" when there is none) plus any keyword options.
@@ -19,7 +20,7 @@ from dialectbench.backends.base import Backend
 _FACTORIES: dict[str, Callable[..., Backend]] = {}
 # families whose module registers itself on import (so importing torch/transformers stays lazy)
 _LAZY_MODULES = {"baseline": "dialectbench.backends.baseline", "hf": "dialectbench.backends.hf",
-                 "llm": "dialectbench.backends.llm",
+                 "llm": "dialectbench.backends.llm", "hf-causal": "dialectbench.backends.hf_causal",
                  # transformer presets (hf backend): mBERT, XLM-R, NLLB-200 600M / 1.3B
                  **dict.fromkeys(("mbert", "xlmr", "nllb-600m", "nllb-1.3b"), "dialectbench.backends.hf")}
 
@@ -46,8 +47,8 @@ register_backend("baseline", _baseline_factory)
 def get_backend(name: str, **options: Any) -> Backend:
     """The backend named `name` ("baseline", "hf:<id>", "llm:<url>"), built with `options`."""
     prefix, _, arg = name.strip().partition(":")
-    if prefix in ("hf", "llm") and not arg:
-        what = "model id" if prefix == "hf" else "url"
+    if prefix in ("hf", "llm", "hf-causal") and not arg:
+        what = "url" if prefix == "llm" else "model id"
         raise UnknownBackendError(f"backend {prefix!r} needs an argument: '{prefix}:<{what}>'")
     if prefix not in _FACTORIES and prefix in _LAZY_MODULES:
         try:
@@ -60,7 +61,7 @@ def get_backend(name: str, **options: Any) -> Backend:
     if prefix not in _FACTORIES:
         known = sorted(set(_FACTORIES) | set(_LAZY_MODULES))
         raise UnknownBackendError(f"unknown backend {name!r}; known: "
-                                  + ", ".join(f"{k}:<...>" if k in ("hf", "llm") else k for k in known))
+                                  + ", ".join(f"{k}:<...>" if k in ("hf", "llm", "hf-causal") else k for k in known))
     return _FACTORIES[prefix](arg, **options)
 
 

@@ -185,6 +185,17 @@ MAX_TRAIN_OPT = typer.Option(None, "--max-train-minutes", min=0.01,
                              help="Wall-clock cap on each training (results then depend on machine speed).")
 CATALOGUE_OPT = typer.Option(None, "--catalogue", help="Your own dataset catalogue YAML (repeatable; "
                              "also $DIALECTBENCH_CATALOGUE, paths separated by ':').")
+# in-context learning (llm:, hf-causal:); None = the backend's default, and no option for other backends
+ICL_MODE_OPT = typer.Option(None, "--mode", help="icl scoring: loglikelihood (rank the labels; the default for "
+                            "classification and multiple choice where the model offers it) or generate.")
+CONCURRENCY_OPT = typer.Option(None, "--concurrency", min=1, help="llm: requests in flight (default 4).")
+MAX_INVALID_OPT = typer.Option(None, "--max-invalid", min=0.0, max=1.0,
+                               help="Fail an icl job when more than this share of its answers is invalid "
+                               "(empty, null, unparseable, over-long; default 0.1).")
+JOB_BUDGET_OPT = typer.Option(None, "--job-budget", min=1.0, help="Seconds one icl job may wait on its model "
+                              "(default 1800).")
+RESCORE_OPT = typer.Option(False, "--rescore", help="Re-score icl jobs from the stored request cache, asking "
+                           "no model (implies --rerun).")
 ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
                        "seed, run id and job key.")
 
@@ -198,7 +209,9 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             epochs: int | None = EPOCHS_OPT, max_train_minutes: float | None = MAX_TRAIN_OPT,
             catalogue: list[Path] | None = CATALOGUE_OPT, executor: str = EXECUTOR_OPT,
             ray_address: str | None = RAY_ADDRESS_OPT, cpus_per_job: float | None = CPUS_PER_JOB_OPT,
-            gpus_per_job: float | None = GPUS_PER_JOB_OPT) -> None:
+            gpus_per_job: float | None = GPUS_PER_JOB_OPT, mode: str | None = ICL_MODE_OPT,
+            concurrency: int | None = CONCURRENCY_OPT, max_invalid: float | None = MAX_INVALID_OPT,
+            job_budget: float | None = JOB_BUDGET_OPT, rescore: bool = RESCORE_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
     from dialectbench.runner.options import OptionError, RunOptions
 
@@ -213,13 +226,18 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
     except OptionError as err:
         fail(str(err))
     _use_catalogues(catalogue)
+    icl_options = {k: v for k, v in {"mode": mode, "concurrency": concurrency, "max_invalid": max_invalid,
+                                     "job_budget_s": job_budget, "cache_only": rescore or None}.items()
+                   if v is not None}
+    rerun = rerun or rescore
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None
     try:
         with RichProgress(stderr) as progress:
             result = run(tasks=tasks, varieties=varieties, clusters=clusters, model=model, settings=settings,
                          data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress,
-                         executor=runner_executor, options=options)
+                         executor=runner_executor, options=options,
+                         backend_options=icl_options or None)
     except (PlanError, RunError, StoreError) as err:
         fail(str(err))
     except RayUnavailable as err:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from dialectbench.backends.base import BackendUnavailableError
+from dialectbench.runner import invalid as invalid_answers
 from dialectbench.runner.plan import DATA_ERRORS, Group, Job
 from dialectbench.runner.store import JobRecord
 from dialectbench.tasks import representative
@@ -75,9 +77,14 @@ def _load_training(group: Group, source: Any) -> tuple[list[Any], list[Any] | No
 def _score(task: str, golds: Sequence[Any], predictions: Sequence[Any]) -> dict[str, Any]:
     from dialectbench.metrics import score_task
 
-    result = score_task(task, golds, predictions)
+    # an unanswered example (InvalidAnswer) is scored as wrong and counted, never guessed
+    scorable, options = invalid_answers.score_options(task, golds, predictions)
+    result = score_task(task, golds, scorable, **options)
+    extra = dict(result.extra or {})
+    if options:
+        extra.update(invalid_answers.invalid_extra(predictions))
     return {"metric": result.metric, "score": float(result.score), "signature": str(result.signature or ""),
-            "extra": dict(result.extra or {}), "values": result.per_example}
+            "extra": extra, "values": result.per_example}
 
 
 def _did_scores(pooled: tuple[list[Any], list[Any]], own: list[Any], variety: str) -> dict[str, Any]:
@@ -119,7 +126,12 @@ def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None) ->
         return _did_scores(did_pool, golds, job.variety)
     predictions = _predict(model, golds, job.variety)
     golds = _with_pseudo_references(job, model, golds)
-    return {**_score(job.task, golds, predictions), "golds": golds, "predictions": predictions}
+    scored = _score(job.task, golds, predictions)
+    if hasattr(model, "max_invalid"):  # a model that can leave examples unanswered: store the count, even 0
+        scored["extra"].update(invalid_answers.invalid_extra(predictions))
+    if getattr(model, "signature", ""):  # how the model answered (icl scoring mode, k) heads the signature
+        scored["signature"] = f"{model.signature}|{scored['signature']}"
+    return {**scored, "golds": golds, "predictions": predictions}
 
 
 def _with_pseudo_references(job: Job, model: Any, golds: list[Any]) -> list[Any]:
@@ -194,6 +206,8 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
         return
     try:
         model = backend.fit(group.task, train, dev, seed=seed)
+    except BackendUnavailableError:
+        raise  # the server is down: every job would fail alike, so the run stops once
     except Exception as err:  # noqa: BLE001 - a backend bug: report it, go on with the other groups
         for job in jobs:
             yield _record(job, group, "failed", seed=seed, config=config,
@@ -223,17 +237,35 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
         scored = cache[job.variety]
     except EmptySplit as err:
         return _record(job, group, "skipped", seed=seed, config=config, message=str(err))
+    except BackendUnavailableError:
+        raise
     except Exception as err:  # noqa: BLE001 - a backend or metric error here: the other jobs go on
         return _record(job, group, "failed", seed=seed, config=config,
                        message=f"{type(err).__name__}: {err}\n{traceback.format_exc(limit=3)}")
     golds = scored["golds"]
+    too_many = _too_many_invalid(model, scored["predictions"])
+    if too_many:
+        return _record(job, group, "failed", seed=seed, config=config, message=too_many,
+                       fit_seconds=fit_seconds, eval_seconds=time.perf_counter() - t0)
     # a baseline that is not a trained model (MT copies its input) is stored under what it is: "copy"
     return _record(job, group, "done", seed=seed, config=config, model=getattr(model, "reports_as", None),
                    metric=scored["metric"], score=scored["score"],
                    n=len(golds), signature=scored["signature"], extra=scored["extra"],
                    example_ids=[getattr(ex, "example_id", str(i)) for i, ex in enumerate(golds)],
-                   predictions=scored["predictions"], values=scored["values"], fit_seconds=fit_seconds,
+                   predictions=invalid_answers.stored(scored["predictions"]), values=scored["values"], fit_seconds=fit_seconds,
                    eval_seconds=time.perf_counter() - t0)
+
+
+def _too_many_invalid(model: Any, predictions: Sequence[Any]) -> str:
+    """The failure message when the share of invalid answers exceeds the model's `max_invalid`, else ""."""
+    limit = getattr(model, "max_invalid", None)
+    count = len(invalid_answers.invalid_positions(predictions))
+    if limit is None or not predictions or count <= limit * len(predictions):
+        return ""
+    reasons = invalid_answers.invalid_extra(predictions).get("invalid_reasons", {})
+    why = ", ".join(f"{n} {reason}" for reason, n in reasons.items())
+    return (f"{count} of {len(predictions)} answers invalid ({why}): more than --max-invalid "
+            f"{limit:.0%}; not scored")
 
 
 class InProcessExecutor:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dialectbench import __version__
+from dialectbench.backends.base import BackendUnavailableError
 from dialectbench.data.user_catalogue import with_user_data
 from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.once import warnings_once
@@ -105,6 +106,9 @@ def _get_backend(model: str, options: dict[str, Any] | None = None) -> Any:
 
     try:
         return get_backend(model, **(options or {}))
+    except TypeError as err:  # an option (--concurrency, --max-invalid...) this backend does not take
+        raise RunError(f"model {model!r} does not take the option(s) {', '.join(sorted(options or {}))}: "
+                       f"{err}") from None
     except (KeyError, ValueError, LookupError) as err:
         raise RunError(f"unknown model {model!r}: {err}") from None
 
@@ -124,12 +128,14 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
         clusters: Sequence[str] | None = None, model: str = "baseline", settings: Sequence[str] | None = None,
         data_dir: str | Path | None = None, store: str | Path = DEFAULT_STORE, seed: int = 0,
         rerun: bool = False, source: Any = None, backend: Any = None, catalog: Catalog | None = None,
-        executor: Any = None, events: RunEvents | None = None, options: RunOptions | None = None) -> RunResult:
+        executor: Any = None, events: RunEvents | None = None, options: RunOptions | None = None,
+        backend_options: dict[str, Any] | None = None) -> RunResult:
     """Plan the jobs, run the pending ones, commit each finished job to `store`; returns the tally.
 
     `source`, `backend`, `catalog` and `executor` default to the bundled sample suite (or `data_dir`),
-    `get_backend(model)`, the packaged registry and the in-process executor.
-    `options` (limit, device, batch size, epochs, time cap; see options.py) join the job keys.
+    `get_backend(model, **backend_options)`, the packaged registry and the in-process executor.
+    `options` (limit, device, batch size, epochs, time cap; see options.py) join the job keys;
+    `backend_options` (the icl options: mode, concurrency, max_invalid...) go to the backend as they are.
     Raises `PlanError` for unknown names and `RunError` when the run cannot start.
     """
     events = events or QuietEvents()
@@ -138,18 +144,21 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
     source = with_user_data(source)  # the datasets of --catalogue / $DIALECTBENCH_CATALOGUE files
     if options.limit is not None:
         source = LimitedSource(source, options.limit)
-    if backend is None:
+    if backend is None:  # (options only when given: tests and tools replace _get_backend(model))
         try:
-            backend_options = options.backend_options(model)
+            given = {**options.backend_options(model), **(backend_options or {})}
         except OptionError as err:
             raise RunError(str(err)) from None
-        backend = _get_backend(model, backend_options) if backend_options else _get_backend(model)
+        backend = _get_backend(model, given) if given else _get_backend(model)
         _preflight(backend)
     model_name = getattr(backend, "name", model)
     if options.limit is not None:  # a smoke test's scores must never pass for (or shadow) a full run's
         model_name = f"{model_name} (limit {options.limit})"
         backend = LimitedBackend(backend, options.limit)
-    backend_config = dict(getattr(backend, "config", {}) or {})
+    try:  # an llm: backend asks its server which model it serves here
+        backend_config = dict(getattr(backend, "config", {}) or {})
+    except BackendUnavailableError as err:
+        raise RunError(str(err)) from None
     job_config = {"model": model_name, "backend": backend_config, "seed": seed, **options.key_config()}
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
@@ -158,6 +167,8 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
         db = Store(store)
     except StoreError as err:
         raise RunError(str(err)) from None
+    if hasattr(backend, "attach_store"):  # the LLM backends keep their request cache in the store
+        backend.attach_store(db.path)
     try:
         with warnings_once():  # sacrebleu's detokenize notice once per run, not once per MT job
             return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
@@ -200,6 +211,8 @@ def _execute(db: Store, plan: Plan, source: Any, backend: Any, executor: Any, ev
         executor.execute(plan.groups, source=source, backend=backend, seed=seed, config=job_config,
                          pending=pending, sink=sink, events=events)
         status = "finished"
+    except BackendUnavailableError as err:  # once, in one line, not once per job
+        raise RunError(str(err)) from None
     finally:
         db.finish_run(run_id, status, dict(result.counts))
     return result

@@ -1,101 +1,179 @@
-"""A minimal OpenAI-compatible chat-completions client on the standard library (no new dependency).
+"""The OpenAI-compatible client, on the official `openai` package (base_url = the server).
 
-POST {base_url}/chat/completions with JSON; retries with exponential backoff on 429, 5xx and connection
-errors; a server that stays unreachable raises `LLMConnectionError` naming the URL. The API key (read from
-an environment variable only when it is set) goes in the Authorization header and nowhere else.
+The openai client brings connection pooling (thread-safe, for --concurrency), per-request timeouts and
+typed errors; the retry loop is ours (`max_retries=0` there) so that retries stop at the job's time
+budget and a server that is down ends the run after a few seconds instead of minutes. Every message
+that leaves this module is passed through `redact`: the API key and any user:password in the URL never
+reach a log line, a job message or the store.
 """
 
 from __future__ import annotations
 
-import json
+import base64
 import os
+import re
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from dialectbench.backends.base import BackendUnavailableError
 
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+MAX_REPLY_CHARS = 20_000  # a reply longer than this is not an answer (a 5 MB reply is invalid, not parsed)
 
 
 class LLMError(RuntimeError):
-    """The server answered, but not with a usable chat completion."""
+    """The server answered, but not with a usable completion."""
 
 
-class LLMConnectionError(LLMError):
-    """The server could not be reached (after retries)."""
+class LLMConnectionError(LLMError, BackendUnavailableError):
+    """The server could not be reached (after retries): the run stops."""
+
+
+class TimeBudgetExceeded(LLMError):
+    """The job's time budget ran out while waiting on the server."""
+
+
+def strip_credentials(url: str) -> str:
+    """The URL without user:password (shown and stored instead of the URL itself)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    """`text` with each secret, any URL credentials and any bearer token replaced by ***."""
+    for secret in sorted((s for s in secrets if s and len(s) >= 4), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    text = re.sub(r"(?i)((?:bearer|basic)\s+)[^\s\"',}]+", r"\1***", text)
+    return re.sub(r"(\w+://)[^/\s@]+@", r"\1***@", text)
 
 
 class ChatClient:
-    """One OpenAI-compatible endpoint: `complete(messages) -> str` (the first choice's text)."""
+    """One OpenAI-compatible endpoint: chat completions, echo-logprob completions, the model list."""
 
-    def __init__(self, base_url: str, *, api_key_env: str | None = "OPENAI_API_KEY", timeout: float = 60.0,
-                 retries: int = 4, backoff: float = 1.0, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, base_url: str, *, api_key_env: str | None = "OPENAI_API_KEY", timeout: float = 30.0,
+                 retries: int = 2, backoff: float = 0.5, sleep: Callable[[float], None] = time.sleep) -> None:
         if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"llm backend: the url must start with http:// or https:// (got {base_url!r})")
-        self.base_url = base_url.rstrip("/")
+            raise ValueError("llm backend: the url must start with http:// or https:// "
+                             f"(got {strip_credentials(base_url)})")
+        import openai  # imported here: the package stays importable (and fast) without it
+
+        self._openai = openai
+        self._url = base_url.rstrip("/")
+        self.base_url = strip_credentials(self._url)  # what is shown, logged and stored
         self.api_key_env = api_key_env
+        parts = urlsplit(self._url)
+        userinfo = parts.netloc.rsplit("@", 1)[0] if "@" in parts.netloc else ""
+        # httpx sends URL credentials as Basic auth: its base64 form is a secret too
+        self._url_secrets = [s for s in (parts.password, userinfo, userinfo and
+                                         base64.b64encode(unquote(userinfo).encode()).decode()) if s]
+        # the key goes in a per-request header (read when sent, as the variable may be set later); with
+        # none, no Authorization header at all (a local server needs none; openai wants that said)
+        self._client = openai.OpenAI(base_url=self._url, api_key="unused", timeout=timeout, max_retries=0)
         self.timeout, self.retries, self.backoff, self._sleep = timeout, retries, backoff, sleep
         self.requests_sent = 0
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        key = os.environ.get(self.api_key_env) if self.api_key_env else None
-        if key:  # never sent (nor logged) unless the variable is set
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
+    def _key(self) -> str | None:
+        return os.environ.get(self.api_key_env) or None if self.api_key_env else None
 
-    def _call(self, method: str, path: str, payload: dict[str, Any] | None = None) -> Any:
-        url = f"{self.base_url}{path}"
-        data = None if payload is None else json.dumps(payload).encode("utf-8")
+    def _headers(self) -> dict[str, Any]:
+        key = self._key()
+        return {"Authorization": f"Bearer {key}" if key else self._openai.Omit()}
+
+    def redact(self, text: str) -> str:
+        return redact(str(text), [*self._url_secrets, self._key() or ""])
+
+    def _call(self, what: str, fn: Callable[[], Any], deadline: float | None) -> Any:
+        """`fn()` with bounded retries on connection errors, timeouts, 429 and 5xx; stops at `deadline`."""
+        err = self._openai
         last = ""
         for attempt in range(self.retries + 1):
             if attempt:
-                self._sleep(self.backoff * 2 ** (attempt - 1))
-            request = urllib.request.Request(url, data=data, headers=self._headers(), method=method)
+                pause = self.backoff * 2 ** (attempt - 1)
+                if deadline is not None and time.monotonic() + pause > deadline:
+                    raise TimeBudgetExceeded(self.redact(f"{what}: the job's time budget ran out while retrying "
+                                                         f"(last error: {last})"))
+                self._sleep(pause)
             self.requests_sent += 1
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    body = response.read().decode("utf-8")
-            except urllib.error.HTTPError as err:
-                detail = err.read().decode("utf-8", "replace")[:300]
-                if err.code in RETRY_STATUS:
-                    last = f"HTTP {err.code}: {detail}"
-                    continue
-                raise LLMError(f"{method} {url} failed: HTTP {err.code}: {detail}") from None
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as err:
-                last = f"{type(err).__name__}: {getattr(err, 'reason', err)}"
-                continue
-            try:
-                return json.loads(body)
-            except json.JSONDecodeError:
-                raise LLMError(f"{method} {url} returned non-JSON: {body[:200]!r}") from None
-        raise LLMConnectionError(f"no usable reply from the LLM server at {url} after {self.retries + 1} "
-                                 f"attempts (last error: {last}); is an OpenAI-compatible server running there?")
+                return fn()
+            except err.APITimeoutError:
+                last = f"no reply within {self.timeout:g} s"
+            except err.APIConnectionError as exc:
+                last = f"cannot connect ({_cause(exc)})"
+            except err.APIStatusError as exc:
+                detail = _body(exc)
+                if exc.status_code not in RETRY_STATUS:
+                    raise LLMError(self.redact(f"{what} failed: HTTP {exc.status_code}: {detail}")) from None
+                last = f"HTTP {exc.status_code}: {detail}"
+            except err.OpenAIError as exc:
+                raise LLMError(self.redact(f"{what} failed: {exc}")) from None
+        raise LLMConnectionError(self.redact(
+            f"no usable reply from the LLM server at {self._url} after {self.retries + 1} attempts "
+            f"({last}); is an OpenAI-compatible server running there?"))
 
-    def complete(self, messages: list[dict[str, str]], *, model: str, temperature: float,
-                 max_tokens: int, seed: int | None = None) -> str:
-        payload: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature,
-                                   "max_tokens": max_tokens}
-        if seed is not None:
-            payload["seed"] = seed
-        reply = self._call("POST", "/chat/completions", payload)
+    def complete(self, messages: list[dict[str, str]], *, model: str, temperature: float, max_tokens: int,
+                 seed: int | None = None, deadline: float | None = None) -> str | None:
+        """The first choice's text (None when the server sent `content: null` or no choice)."""
+        extra = {} if seed is None else {"seed": seed}
+        reply = self._call("chat completion", lambda: self._client.chat.completions.create(
+            model=model, messages=messages, temperature=temperature, max_tokens=max_tokens, extra_headers=self._headers(), **extra), deadline)
+        choices = getattr(reply, "choices", None) or []
+        if not choices or getattr(choices[0], "message", None) is None:
+            return None
+        return choices[0].message.content
+
+    def continuation_logprob(self, context: str, continuation: str, *, model: str,
+                             deadline: float | None = None) -> float | None:
+        """log P(continuation | context) summed over its tokens, through POST /completions with
+        `echo` and `logprobs` (lm-evaluation-harness's recipe); None when the server does not give
+        per-token log-probs of the prompt. Tokens are assigned by their text offset, so a token that
+        straddles the context/continuation boundary counts with the context."""
+        reply = self._call("completion (logprobs)", lambda: self._client.completions.create(
+            model=model, prompt=context + continuation, max_tokens=1, temperature=0.0, echo=True, logprobs=1,
+            extra_headers=self._headers()),
+            deadline)
         try:
-            content = reply["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise LLMError(f"{self.base_url}/chat/completions: unexpected reply {str(reply)[:200]}") from None
-        return content or ""
+            lp = reply.choices[0].logprobs
+            offsets, values = list(lp.text_offset), list(lp.token_logprobs)
+        except (AttributeError, IndexError, TypeError):
+            return None
+        if not offsets or len(offsets) != len(values):
+            return None
+        boundary = len(context)
+        picked = [v for off, v in zip(offsets, values) if off >= boundary and off < boundary + len(continuation)]
+        if not picked or any(v is None for v in picked):
+            return None
+        return float(sum(picked))
 
     def served_model(self) -> str:
         """The first model id of GET {base_url}/models (a vLLM / llama.cpp server serves one)."""
         try:
-            reply = self._call("GET", "/models")
+            reply = self._call("listing models", lambda: self._client.models.list(extra_headers=self._headers()), None)
         except LLMConnectionError:
             raise
         except LLMError as err:
             raise LLMError(f"{err}; cannot ask the server which model it serves: pass model=... "
                            "or set $DIALECTBENCH_LLM_MODEL") from None
-        try:
-            return str(reply["data"][0]["id"])
-        except (KeyError, IndexError, TypeError):
-            raise LLMError(f"{self.base_url}/models lists no model; pass model=... explicitly") from None
+        data = list(getattr(reply, "data", None) or [])
+        if not data or not getattr(data[0], "id", None):
+            raise LLMError(f"{self.base_url}/models lists no model; pass model=... explicitly")
+        return str(data[0].id)
+
+
+def _cause(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and (cause.__cause__ or cause.__context__) is not None:
+        cause = cause.__cause__ or cause.__context__
+    return f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+
+
+def _body(exc: Any) -> str:
+    try:
+        text = exc.response.text
+    except Exception:  # noqa: BLE001 - a body we cannot read is still an HTTP error
+        text = str(exc)
+    return " ".join(str(text).split())[:300]

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from importlib import resources
 from typing import Any
+
+import yaml
 
 CLASSIFICATION = ("did", "sa", "tc", "nli")
 TOKEN_TASKS = ("dep", "pos", "ner")
@@ -16,23 +19,10 @@ TOKEN_TASKS = ("dep", "pos", "ner")
 DEFAULT_K = {"eqa": 2}
 DEFAULT_K_OTHER = 4
 
-INSTRUCTIONS = {
-    "sa": "In this task, you are given a piece of text. Your task is to classify the sentiment of the text "
-          "based on its content.",
-    "tc": "In this task, you are given a piece of text. Your task is to classify the topic of the text "
-          "based on its content.",
-    "did": "In this task, you are given a piece of text. Your task is to identify the language variety "
-           "(dialect) the text is written in.",
-    "nli": "In this task, you are given a premise and a hypothesis. Your task is to decide whether the "
-           "hypothesis is entailed by, contradicts, or is neutral with respect to the premise.",
-    "mrc": "In this task, you are given a passage, a question and numbered answer options. Your task is to "
-           "answer with the number of the correct option.",
-    "eqa": "This task is about writing a correct answer for the reading comprehension task. Based on the "
-           "information provided in a given passage, you should identify the shortest continuous text span "
-           "from the passage that serves as an answer to the given question. Avoid answers that are "
-           "incorrect or provides incomplete justification for the question.",
-    "mt": "In this task, you are given a sentence. Your task is to translate it into English.",
-}
+# the Appendix I instruction per task, packaged data (prompts.yaml) so that it can be read and changed
+# without touching code
+INSTRUCTIONS: dict[str, str] = yaml.safe_load(
+    resources.files("dialectbench.backends.llm").joinpath("prompts.yaml").read_text(encoding="utf-8"))
 
 
 def instruction(task: str, labels: Sequence[str] = (), variety: str | None = None) -> str:
@@ -69,6 +59,13 @@ def build_prompt(task: str, demos: Sequence[Any], ex: Any, labels: Sequence[str]
     blocks += [render(task, d, True) for d in demos]
     blocks.append(render(task, ex, False))
     return "\n\n".join(blocks)
+
+
+def candidates(task: str, ex: Any, labels: Sequence[str]) -> list[str]:
+    """The answers loglikelihood mode ranks: the label strings, or the option numbers for MRC."""
+    if task == "mrc":
+        return [str(i + 1) for i in range(len(ex.options))]
+    return list(labels)
 
 
 def _clean(text: str) -> str:

@@ -1,0 +1,188 @@
+"""The in-process causal-LM engine (transformers): batched greedy generation with left padding, and
+continuation log-likelihoods for ranking label strings.
+
+Prompt format: the tokenizer's chat template (one user turn, then the assistant's turn opened) when it
+has one — an instruct model answers in its own format — else the plain completion prompt, which ends in
+"Label:" and is continued with " <label>". In loglikelihood mode the continuation's tokens are encoded
+apart from the context (lm-evaluation-harness's recipe), so a label's score never depends on how the
+tokenizer would merge it into the prompt's last characters. `trust_remote_code` is off unless asked for.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dialectbench.backends.llm.backend import (
+    DEFAULT_JOB_BUDGET_S,
+    DEFAULT_MAX_INVALID,
+    LLMModel,
+    _check_options,
+    fit_icl,
+    k_config,
+)
+from dialectbench.backends.llm.cache import RequestCache
+
+log = logging.getLogger(__name__)
+
+
+def resolve_source(arg: str) -> tuple[str, str | None]:
+    """(hub id or folder, GGUF file name or None): a .gguf path, or a folder holding one GGUF and no
+    config.json, loads through transformers' GGUF reader."""
+    path = Path(arg).expanduser()
+    if path.suffix == ".gguf" and path.is_file():
+        return str(path.parent.resolve()), path.name
+    if path.is_dir() and not (path / "config.json").is_file():
+        ggufs = sorted(path.glob("*.gguf"))
+        if len(ggufs) == 1:
+            return str(path.resolve()), ggufs[0].name
+        if len(ggufs) > 1:
+            raise ValueError(f"hf-causal: {path} holds {len(ggufs)} .gguf files; name one "
+                             f"(e.g. hf-causal:{ggufs[0]})")
+    return arg, None
+
+
+class HFCausalEngine:
+    """A causal LM and its tokenizer, loaded on first use."""
+
+    kind = "hf-causal"
+
+    def __init__(self, source: str, gguf_file: str | None, *, device: str | None, dtype: str,
+                 batch_size: int, trust_remote_code: bool) -> None:
+        self.source, self.gguf_file, self.batch_size = source, gguf_file, batch_size
+        self.chunk_size = batch_size * 4
+        self.trust_remote_code = trust_remote_code
+        self._device, self._dtype = device, dtype
+        self._model: Any = None
+        self._tok: Any = None
+
+    def load(self) -> None:
+        if self._model is not None:
+            return
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        device = self._device or ("cuda" if torch.cuda.is_available() else "cpu")
+        dtype = {"auto": torch.bfloat16 if device.startswith("cuda") else torch.float32,
+                 "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[self._dtype]
+        extra = {"gguf_file": self.gguf_file} if self.gguf_file else {}
+        tok = AutoTokenizer.from_pretrained(self.source, trust_remote_code=self.trust_remote_code, **extra)
+        model = AutoModelForCausalLM.from_pretrained(self.source, dtype=dtype,
+                                                     trust_remote_code=self.trust_remote_code, **extra)
+        if tok.pad_token is None:  # many causal LMs have none; padding positions are masked anyway
+            tok.pad_token = tok.eos_token
+        tok.padding_side = "left"  # generation continues from the last real token of every row
+        self._tok, self._model, self.device = tok, model.to(device).eval(), device
+
+    @property
+    def chat(self) -> bool:
+        self.load()
+        return bool(getattr(self._tok, "chat_template", None))
+
+    def format(self, prompt: str) -> str:
+        if not self.chat:
+            return prompt
+        return self._tok.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False,
+                                             add_generation_prompt=True)
+
+    def _encode(self, text: str) -> list[int]:
+        # a chat-formatted text already carries its special tokens (BOS) from the template
+        return self._tok(text, add_special_tokens=not self.chat)["input_ids"]
+
+    def supports_loglikelihood(self) -> bool:
+        return True
+
+    def generate(self, prompts: Sequence[str], max_tokens: int, deadline: float | None) -> list[str]:
+        import torch
+
+        self.load()
+        texts = [self.format(p) for p in prompts]
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths share a batch
+        out: list[str] = [""] * len(texts)
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            batch = self._tok([texts[i] for i in idx], return_tensors="pt", padding=True,
+                              add_special_tokens=not self.chat).to(self.device)
+            with torch.inference_mode():
+                gen = self._model.generate(**batch, max_new_tokens=max_tokens, do_sample=False,
+                                           pad_token_id=self._tok.pad_token_id)
+            new = gen[:, batch["input_ids"].shape[1]:]
+            for i, text in zip(idx, self._tok.batch_decode(new, skip_special_tokens=True)):
+                out[i] = text
+        return out
+
+    def loglikelihood(self, pairs: Sequence[tuple[str, str]], deadline: float | None) -> list[float]:
+        import torch
+
+        self.load()
+        encoded = []
+        for context, continuation in pairs:
+            ctx = self._encode(self.format(context))
+            # after a chat template the assistant's answer starts the turn: no separating space
+            cont = self._tok(continuation.lstrip() if self.chat else continuation,
+                             add_special_tokens=False)["input_ids"]
+            encoded.append((ctx, cont))
+        order = sorted(range(len(encoded)), key=lambda i: len(encoded[i][0]) + len(encoded[i][1]))
+        out: list[float] = [0.0] * len(encoded)
+        pad = self._tok.pad_token_id
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            rows = [encoded[i][0] + encoded[i][1] for i in idx]
+            width = max(map(len, rows))
+            ids = torch.full((len(rows), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(rows), width), dtype=torch.long)
+            for r, row in enumerate(rows):  # right padding: positions stay aligned with the text
+                ids[r, :len(row)] = torch.tensor(row)
+                mask[r, :len(row)] = 1
+            with torch.inference_mode():
+                logits = self._model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device)).logits
+            logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
+            for r, i in enumerate(idx):
+                ctx, cont = encoded[i]
+                positions = torch.arange(len(ctx) - 1, len(ctx) + len(cont) - 1)
+                out[i] = float(logprobs[r, positions, torch.tensor(cont)].sum())
+        return out
+
+
+class HFCausalBackend:
+    """`get_backend("hf-causal:<source>", mode=..., k_shots=..., batch_size=..., device=..., dtype=...)`."""
+
+    supports_icl = True
+
+    def __init__(self, arg: str, *, mode: str = "auto", k_shots: int | None = None,
+                 max_tokens: int | None = None, max_invalid: float = DEFAULT_MAX_INVALID,
+                 job_budget_s: float = DEFAULT_JOB_BUDGET_S, cache_only: bool = False, batch_size: int = 8,
+                 device: str | None = None, dtype: str = "auto", trust_remote_code: bool = False,
+                 name: str | None = None) -> None:
+        _check_options(k_shots, mode, 1, max_invalid, job_budget_s)
+        if dtype not in ("auto", "float32", "bfloat16", "float16"):
+            raise ValueError(f"hf-causal: unknown dtype {dtype!r}; choose auto, float32, bfloat16 or float16")
+        if batch_size < 1:
+            raise ValueError(f"hf-causal: batch_size must be >= 1 (got {batch_size})")
+        source, gguf_file = resolve_source(arg)
+        self.name = name or f"hf-causal:{arg}"
+        self.mode, self.k_shots, self.max_tokens = mode, k_shots, max_tokens
+        self.max_invalid, self.job_budget_s, self.cache_only = float(max_invalid), float(job_budget_s), cache_only
+        self.temperature = 0.0
+        self.dtype = dtype
+        self._engine = HFCausalEngine(source, gguf_file, device=device, dtype=dtype, batch_size=batch_size,
+                                      trust_remote_code=trust_remote_code)
+        self.cache = RequestCache()
+
+    def attach_store(self, path: Any) -> None:
+        self.cache = RequestCache(path)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {"source": self.name, "k": k_config(self.k_shots), "max_tokens": self.max_tokens,
+                "mode": self.mode, "dtype": self.dtype, "decoding": "greedy"}
+
+    def engine(self) -> HFCausalEngine:
+        return self._engine
+
+    def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None = None, *,
+            seed: int = 0) -> LLMModel:
+        return fit_icl(self, task, train, seed=seed, model_id=f"{self.name}|hf-causal|dtype:{self.dtype}",
+                       name="hf-causal")
