@@ -28,7 +28,7 @@ def _load_scores(source: str) -> pd.DataFrame:
     if source.strip().lower() == PAPER:
         from dialectbench.analysis.reference import paper_scores
 
-        return validate_scores(paper_scores(), "paper (seed 000 Tables 10-20)")
+        return validate_scores(paper_scores(), "paper (DialectBench Tables 10-20)")
     path = Path(source)
     if not path.is_file():
         fail(f"{source}: no such file (give a scores CSV, or 'paper' for the published DialectBench results)")
@@ -124,8 +124,8 @@ SPEAKERS_OPTION = typer.Option(None, "--speakers", help="CSV with columns variet
 
 def analyze_cmd(scores: str = SCORES_ARGUMENT, out: Path = OUT_OPTION, speakers: Path | None = SPEAKERS_OPTION,
                 fmt: Format = FORMAT_OPTION) -> None:
-    """Max-obtainable scores, task summary (seed 000 Table 3), cluster summaries (Tables 23-31) and
-    dialect gaps (Table 4) of a scores table."""
+    """Max-obtainable scores, task summary (DialectBench Table 3), cluster summaries (Tables 23-31) and
+    dialect gaps (Table 4) of a scores table; for 'paper', also the cell-by-cell check against Table 3."""
     from dialectbench import analysis
 
     df = _load_scores(scores)
@@ -150,6 +150,26 @@ def analyze_cmd(scores: str = SCORES_ARGUMENT, out: Path = OUT_OPTION, speakers:
     if fmt == Format.table:
         emit(_records(tasks), fmt, title="Task summary (max-obtainable scores)")
     emit(_records(clusters, CLUSTER_COLUMNS), fmt, title="Cluster summary", columns=CLUSTER_COLUMNS)
+    if scores.strip().lower() == PAPER:
+        _check_table3(tasks, out, fmt)
+
+
+def _check_table3(tasks: pd.DataFrame, out: Path, fmt: Format) -> None:
+    """The task summary of the packaged results against DialectBench Table 3 as printed, cell by cell:
+    the count reproduced, and every cell that is not with its reason (table3_check.csv has all 77)."""
+    from dialectbench.analysis.reference.check import table3_cells
+
+    cells = table3_cells(tasks)
+    try:
+        cells.to_csv(out / "table3_check.csv", index=False)
+    except OSError as exc:
+        fail(f"{out}: cannot write table3_check.csv ({exc.strerror or exc})")
+    stderr.print(f"DialectBench Table 3: {int(cells['match'].sum())} of {len(cells)} cells reproduced from "
+                 f"the packaged results (all cells in {out / 'table3_check.csv'})", highlight=False, soft_wrap=True)
+    differ = cells[~cells["match"]]
+    if len(differ):
+        emit(_records(differ, ("task", "cell", "ours", "paper", "reason")), fmt,
+             title="DialectBench Table 3: cells not reproduced", columns=("task", "cell", "ours", "paper", "reason"))
 
 
 # -------------------------------------------------------------------------------------------- fairness

@@ -98,6 +98,23 @@ def _print_summary(store: Path, keys: list[str]) -> None:
     for title, rows in tables:
         if rows:
             emit(rows, Format.table, title=title)
+    _print_flags(store, keys)
+
+
+def _print_flags(store: Path, keys: list[str]) -> None:
+    """One warning line per flagged job (unseen test labels, below the majority rate, fallbacks)."""
+    from dialectbench.runner.flags import describe, needs_warning
+
+    with Store(store) as db:
+        flagged = [r for r in db.flagged(keys) if needs_warning({"flags": r["flags"]})]
+    if not flagged:
+        return
+    stderr.print(f"[yellow]warning:[/] {len(flagged)} score(s) flagged (kept in the store; see the report):")
+    for r in flagged[:MAX_LISTED]:
+        stderr.print(f"  - {_where(r['task'], r['setting'], r['variety'])}: {'; '.join(describe(r['flags']))}",
+                     highlight=False, markup=False, soft_wrap=True)
+    if len(flagged) > MAX_LISTED:
+        stderr.print(f"  ... and {len(flagged) - MAX_LISTED} more (`dialectbench results export --all` lists them)")
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -135,7 +152,7 @@ NO_REPORT_OPT = typer.Option(False, "--no-report", help="Do not build the report
 EXPORT_FORMAT_OPT = typer.Option(Format.csv, "--format", "-f", help="csv, json or table.")
 OUT_OPT = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.")
 ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
-                       "seed, run id and job key.")
+                       "seed, run id, job key and flags.")
 
 
 def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = VARIETIES_OPT,
@@ -181,7 +198,7 @@ def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Pa
         fail(f"no result store at {store} (run `dialectbench run` first or pass --store)")
     with Store(store) as db:
         rows = db.scores(latest=not all_rows, detail=all_rows)
-    columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key"] if all_rows else [])
+    columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key", "flags"] if all_rows else [])
     if out is None:
         emit(rows, fmt, title=f"scores ({store})", columns=columns)
         return

@@ -35,6 +35,7 @@ class ReportData:
     paper: dict[str, pd.DataFrame] | None = None
     sdqa: dict[str, Any] | None = None
     n_resamples: int = 1000
+    flags: list[dict[str, Any]] = field(default_factory=list)  # flagged scores (runner/flags.py), store only
 
 
 def _task_order(tasks) -> list[str]:
@@ -183,4 +184,5 @@ def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any =
         clusters=clusters, gaps=gap_table, gap_summary=_gap_summary(gap_table),
         leaderboard=_leaderboard(df, task_sum), model_matrix=_model_matrix(df, best, models),
         cluster_unseen={k: _cluster_unseen(k[0], k[1], v) for k, v in shown.items()},
-        paper=_paper_tables(tasks) if compare_paper else None, sdqa=sdqa, n_resamples=n_resamples)
+        paper=_paper_tables(tasks) if compare_paper else None, sdqa=sdqa, n_resamples=n_resamples,
+        flags=list(inp.flags))

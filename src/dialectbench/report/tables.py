@@ -279,8 +279,22 @@ def sdqa_tables(sdqa: dict[str, Any]) -> list[Table]:
     return sdqa_layout(sdqa)
 
 
+def flags_table(data: ReportData) -> Table:
+    """Scores that are less than they look: unseen test labels, below the majority rate, fallbacks, a
+    narrowed label space (runner/flags.py)."""
+    from dialectbench.runner.flags import describe
+
+    cols = [Column("task", "Task"), Column("setting", "Setting"), Column("variety", "Variety"),
+            Column("model", "Model"), Column("score", "Score", "num"), Column("flags", "Flags")]
+    rows = [{**r, "flags": "; ".join(describe(r["flags"]))} for r in data.flags]
+    return Table("flagged_scores", "Flagged scores", cols, rows, row_variety="variety",
+                 note="Stored like any other score, but not to be read at face value.")
+
+
 def all_tables(data: ReportData) -> list[Table]:
     tables = [table3(data), table4(data)]
+    if data.flags:
+        tables.insert(0, flags_table(data))
     for task in data.tasks:
         tables += [leaderboard_table(data, task), cluster_table(data, task), max_score_table(data, task),
                    model_matrix_table(data, task), gaps_by_cluster(data, task)]

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from dialectbench.runner.flags import SHARED_LABEL_SPACE
 from dialectbench.scores import SETTINGS
 
 ENGLISH = "english"
@@ -123,7 +124,10 @@ class RegistryCatalog:
             raise PlanError(str(err).strip("'\"") + "." + did_you_mean(name, [*self.tasks(), "mt"])) from None
 
     def settings(self, task: str) -> tuple[str, ...]:
-        return tuple(self._tasks.get_task(task).settings)
+        return tuple(self._tasks.get_task(task).all_settings)
+
+    def default_settings(self, task: str) -> tuple[str, ...]:
+        return tuple(self._tasks.get_task(task).defaults)
 
     def canonical(self, variety: str) -> str:
         from dialectbench.varieties import UnknownVarietyError
@@ -399,10 +403,13 @@ def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | 
             b.skip(task, None, None, "no variety of this task has a test split")
         return
     allowed = b.catalog.settings(task)
+    if not explicit:  # a catalog without defaults (a test double) runs every allowed setting
+        defaults = getattr(b.catalog, "default_settings", None)
+        settings = [s for s in settings if s in (defaults(task) if defaults else allowed)]
     for setting in settings:
         if setting not in allowed:
             if explicit:  # asked for by name: say why it does not apply; by default just leave it out
-                b.skip(task, None, setting, f"not a {task} setting in seed 000 Table 2 ({', '.join(allowed)})")
+                b.skip(task, None, setting, f"not a {task} setting in DialectBench Table 2 ({', '.join(allowed)})")
         elif setting == "icl" and not supports_icl:
             b.skip(task, None, setting, f"icl needs an in-context-learning (LLM) backend; {b.model!r} is not one")
         elif setting in ("zero-shot", "icl"):
@@ -445,6 +452,8 @@ def _assign_keys(b: _Builder, group: Group) -> None:
         payload = {"v": KEY_VERSION, "task": job.task, "variety": job.variety, "model": job.model,
                    "setting": job.setting, "train_on": job.train_on, "train": train, "mode": group.training.mode,
                    "test": fps[job.variety, "test"], "pool": pool, "config": b.config_hash}
+        if (job.task, job.setting) in SHARED_LABEL_SPACE:  # trained on the shared labels: another result
+            payload["label_space"] = "shared"
         keyed.append(Job(**{**job.__dict__, "key": config_hash(payload, 32)}))
     group.jobs = keyed
 

@@ -46,15 +46,21 @@ class ConlluStats:
     words: int
 
 
-def read_conllu(path: PathLike) -> Iterator[Sentence]:
+UNANNOTATED = -1  # the head of a word the treebank left unannotated (HEAD "_"); scorers skip it
+
+
+def read_conllu(path: PathLike, *, unannotated_heads: bool = False) -> Iterator[Sentence]:
     """Yield the sentences of a CoNLL-U file lazily. `example_id` is "<file stem>:<sent_id>" (the sentence's
-    0-based index when it has no sent_id; "@<index>" appended to a repeated sent_id)."""
-    return _sentences(existing(path))
+    0-based index when it has no sent_id; "@<index>" appended to a repeated sent_id).
+
+    unannotated_heads: accept HEAD "_" (TwitterAAE leaves most punctuation out of its trees) and give
+    such words the head UNANNOTATED, which the attachment scores skip instead of counting wrong."""
+    return _sentences(existing(path), unannotated_heads)
 
 
-def _sentences(path: Path) -> Iterator[Sentence]:
+def _sentences(path: Path, unannotated_heads: bool = False) -> Iterator[Sentence]:
     ids = IdMaker(path)
-    for index, block in enumerate(_blocks(path)):
+    for index, block in enumerate(_blocks(path, unannotated_heads)):
         yield _sentence(block, ids(block.sent_id, index))
 
 
@@ -73,7 +79,7 @@ def _sentence(block: _Block, example_id: str) -> Sentence:
                     heads=tuple(block.heads), deprels=tuple(block.deprels), text=block.text)
 
 
-def _blocks(path: Path) -> Iterator[_Block]:
+def _blocks(path: Path, unannotated_heads: bool = False) -> Iterator[_Block]:
     block: _Block | None = None
     lines = read_text(path).split("\n")
     for number, line in enumerate(lines, 1):
@@ -88,7 +94,7 @@ def _blocks(path: Path) -> Iterator[_Block]:
         if line[0] == "#":
             _comment(path, number, line, block)
         else:
-            _token_line(path, number, line, block)
+            _token_line(path, number, line, block, unannotated_heads)
     if block is not None:
         yield _finish(path, block)
 
@@ -105,7 +111,7 @@ def _comment(path: Path, number: int, line: str, block: _Block) -> None:
             block.text = value.strip()
 
 
-def _token_line(path: Path, number: int, line: str, block: _Block) -> None:
+def _token_line(path: Path, number: int, line: str, block: _Block, unannotated_heads: bool = False) -> None:
     cols = line.split("\t")
     if len(cols) != 10:
         raise DataFormatError(path, number, f"expected 10 tab-separated columns, found {len(cols)}")
@@ -114,7 +120,7 @@ def _token_line(path: Path, number: int, line: str, block: _Block) -> None:
     if tid.isdigit():
         if int(tid) != expected:
             raise DataFormatError(path, number, f"word id {tid} out of order (expected {expected})")
-        _word(path, number, cols, block, expected)
+        _word(path, number, cols, block, expected, unannotated_heads)
     elif "-" in tid:
         _range(path, number, tid, block, expected)
     elif "." in tid:
@@ -123,9 +129,12 @@ def _token_line(path: Path, number: int, line: str, block: _Block) -> None:
         raise DataFormatError(path, number, f"bad id {tid!r} (expected an integer, a range a-b or n.k)")
 
 
-def _word(path: Path, number: int, cols: list[str], block: _Block, wid: int) -> None:
+def _word(path: Path, number: int, cols: list[str], block: _Block, wid: int,
+          unannotated_heads: bool = False) -> None:
     head = cols[6]
-    if not head.isdigit():
+    if head == "_" and unannotated_heads:
+        head = str(UNANNOTATED)
+    elif not head.isdigit():
         raise DataFormatError(path, number, f"HEAD {head!r} of word {wid} is not a non-negative integer")
     if wid > block.range_end:
         block.n_tokens += 1
