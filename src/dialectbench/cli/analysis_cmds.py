@@ -167,9 +167,13 @@ def _check_table3(tasks: pd.DataFrame, out: Path, fmt: Format) -> None:
     stderr.print(f"DialectBench Table 3: {int(cells['match'].sum())} of {len(cells)} cells reproduced from "
                  f"the packaged results (all cells in {out / 'table3_check.csv'})", highlight=False, soft_wrap=True)
     differ = cells[~cells["match"]]
-    if len(differ):
+    if len(differ) and fmt == Format.table:
         emit(_records(differ, ("task", "cell", "ours", "paper", "reason")), fmt,
              title="DialectBench Table 3: cells not reproduced", columns=("task", "cell", "ours", "paper", "reason"))
+    elif len(differ):  # stdout stays one csv/json table: the cells go to stderr, one line each
+        for r in differ.itertuples():
+            stderr.print(f"  - {r.task} {r.cell}: ours {r.ours}, paper {r.paper}: {r.reason}", highlight=False,
+                         markup=False, soft_wrap=True)
 
 
 # -------------------------------------------------------------------------------------------- fairness

@@ -76,8 +76,22 @@ def _where(*parts: str | None) -> str:
     return " · ".join(p for p in parts if p)
 
 
+def _skip_lines(plan: Plan) -> list[str]:
+    """One line per (task, setting, reason): the varieties a reason applies to are counted, not listed."""
+    groups: dict[tuple, list[str]] = {}
+    for s in plan.skips:
+        groups.setdefault((s.task, s.setting, s.reason), []).append(s.variety or "")
+    lines = []
+    for (task, setting, reason), names in groups.items():
+        names = [n for n in names if n]
+        where = _where(task, setting, names[0] if len(names) == 1 else None)
+        count = f" ({len(names)} varieties)" if len(names) > 1 else ""
+        lines.append(f"{where}: {reason}{count}")
+    return lines
+
+
 def _print_skips(plan: Plan, problems: list[JobRecord]) -> None:
-    lines = [f"{_where(s.task, s.setting, s.variety)}: {s.reason}" for s in plan.skips]
+    lines = _skip_lines(plan)
     lines += [f"{_where(r.task, r.setting, r.variety)}: {r.status}: {(r.message or '').splitlines()[0]}"
               for r in problems if (r.message or "").strip()]
     if not lines:

@@ -285,6 +285,22 @@ class _Builder:
             group.jobs.append(job)
 
 
+# Training data the mirror and the catalogue lack, and where to get it (DialectBench §3.2, docs/protocol.md).
+TRAINING_HINTS = {
+    "mrc": "Belebele's English training set (the assembled multiple-choice data of Bandarkar et al. 2024) is "
+           "not in the catalogue: get it from https://github.com/facebookresearch/belebele and add it as the "
+           "train split of 'english' in a user catalogue",
+    "eqa": "the TyDi QA GoldP training set (English for zero-shot, the nine SD-QA languages for combined) is not "
+           "in the catalogue: download tydiqa-goldp-v1.1-train.json from "
+           "https://storage.googleapis.com/tydiqa/v1.1/ and add it as the train split in a user catalogue",
+}
+
+
+def training_hint(task: str) -> str:
+    hint = TRAINING_HINTS.get(task)
+    return f"; {hint}" if hint else ""
+
+
 def _training_label(members: Sequence[str]) -> str:
     return members[0] if len(members) == 1 else f"combined ({len(members)} varieties)"
 
@@ -305,7 +321,8 @@ def _plan_zero_shot(b: _Builder, task: str, evals: list[str], available: list[st
     else:
         english = _english_source(b, task, available)
         if english is None:
-            b.skip(task, None, setting, "no English training data (a train split of 'english') for this task")
+            b.skip(task, None, setting, "no English training data (a train split of 'english') for this task"
+                   + training_hint(task))
             return
         training = TrainingSet(task, (english,), english, mode)
     for v in evals:
@@ -358,7 +375,7 @@ def _cluster_training(b: _Builder, task: str, cluster: str, available: list[str]
 def _plan_combined(b: _Builder, task: str, evals: list[str], available: list[str]) -> None:
     pool = tuple(sorted(v for v in available if "train" in b.splits(task, v)))
     if not pool:
-        b.skip(task, None, "combined", "no variety of this task has a train split")
+        b.skip(task, None, "combined", "no variety of this task has a train split" + training_hint(task))
         return
     training = TrainingSet(task, pool, _training_label(pool))
     for v in evals:
@@ -394,7 +411,7 @@ def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | 
         b.skip(task, None, None, f"no data: {err}")
         return
     if not available:
-        b.skip(task, None, None, f"no data for this task in {b.source!r} "
+        b.skip(task, None, None, f"no data for this task in {getattr(b.source, 'root', 'the data source')} "
                                  f"(see `dialectbench data list --task {task}`)")
         return
     evals = _select(b, task, available, wanted, clusters)
