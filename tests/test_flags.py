@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from runner_fakes import FakeSource
@@ -51,13 +51,13 @@ class _Model:
             gold = ex.text.split()[0]
             if gold == self.fallback_on:
                 self.fallbacks += 1
-            out.append(self.wrong if self.wrong else (gold if gold in self.labels else sorted(self.labels)[0]))
+            out.append(self.wrong if self.wrong else (gold if gold in self.labels else min(self.labels)))
         return out
 
 
 class LabelBackend:
     name = "labels"
-    config: dict = {}
+    config: ClassVar[dict] = {}
 
     def __init__(self, wrong_for: dict[str, str] | None = None, fallback_on: str | None = None) -> None:
         self.fits: list[Counter] = []

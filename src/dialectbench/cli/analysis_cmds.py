@@ -22,7 +22,7 @@ GAP_COLUMNS = ("task", "model", "cluster", "gap", "value", "n_varieties", "basel
 # ---------------------------------------------------------------------------------------------- inputs
 
 def _load_scores(source: str) -> pd.DataFrame:
-    """The scores table at `source`, or the packaged seed 000 results when `source` is 'paper'."""
+    """The scores table at `source`, or the packaged DialectBench results when `source` is 'paper'."""
     from dialectbench.analysis import ScoresError, read_scores, validate_scores
 
     if source.strip().lower() == PAPER:
@@ -115,7 +115,7 @@ def _write(df: pd.DataFrame, path: Path, columns: tuple[str, ...] | None = None)
 
 SCORES_ARGUMENT = typer.Argument(..., metavar="SCORES.csv",
                                 help="Scores table (task, cluster, variety, model, setting, train_on, score), "
-                                     "or 'paper' for the packaged DialectBench (seed 000) results.")
+                                     "or 'paper' for the packaged DialectBench results.")
 OUT_OPTION = typer.Option(..., "--out", "-o", help="Folder for max_scores.csv, task_summary.csv, "
                                                    "cluster_summary.csv and gaps.csv (created if needed).")
 SPEAKERS_OPTION = typer.Option(None, "--speakers", help="CSV with columns variety, speakers: the counts that "
@@ -186,8 +186,8 @@ ALPHA_OPTION = typer.Option(2.0, "--alpha", "-a", help="Inequality aversion; any
 
 def fairness_cmd(values: Path = VALUES_ARGUMENT, group: str = GROUP_OPTION, value: str = VALUE_OPTION,
                  alpha: float = ALPHA_OPTION, fmt: Format = FORMAT_OPTION) -> None:
-    """Generalized entropy unfairness (seed 001 section 3): total = within-group + between-group, with each
-    group's within and between components (seed 001 Tables 16-18)."""
+    """Generalized entropy unfairness (SD-QA section 3): total = within-group + between-group, with each
+    group's within and between components (SD-QA Tables 16-18)."""
     from dialectbench import analysis
 
     if alpha in (0.0, 1.0) or not math.isfinite(alpha):
@@ -204,7 +204,7 @@ def fairness_cmd(values: Path = VALUES_ARGUMENT, group: str = GROUP_OPTION, valu
     except ValueError as exc:
         fail(f"{values}: {exc}")
     rows = _fairness_rows(result, benefits)
-    if fmt == Format.table:  # the indices are small (seed 001 prints 5 decimals); the table's default is 2
+    if fmt == Format.table:  # the indices are small (SD-QA prints 5 decimals); the table's default is 2
         rows = [{k: f"{v:.5f}" if isinstance(v, float) and k != "alpha" else v
                  for k, v in r.items()} for r in rows]
     emit(rows, fmt, title=f"Generalized entropy (alpha={alpha:g}) of {value!r} "
@@ -216,7 +216,7 @@ FAIRNESS_COLUMNS = ("group", "n", "mean", "total", "within", "between", "ge", "w
 
 def _fairness_rows(result: Any, benefits: pd.Series) -> list[dict[str, Any]]:
     """One row for the whole population (total = within + between), then one per group with its weighted
-    within term and its between term (seed 001 Tables 16-18); `ge` is the group's own index."""
+    within term and its between term (SD-QA Tables 16-18); `ge` is the group's own index."""
     rows = [{"group": "(all)", "n": len(benefits), "mean": float(benefits.mean()), "total": result.total,
              "within": result.within, "between": result.between, "ge": result.total, "weight": None,
              "alpha": result.alpha}]

@@ -43,7 +43,7 @@ def load_input(source: Any) -> ReportInput:
         return _from_store(source, str(getattr(source, "path", "<store>")))
     if isinstance(source, str) and source.strip().lower() == PAPER:
         from dialectbench.analysis.reference import paper_scores
-        return ReportInput(validate_scores(paper_scores(), "paper (seed 000 Tables 10-20)"), "paper (seed 000)")
+        return ReportInput(validate_scores(paper_scores(), "paper (DialectBench Tables 10-20)"), "paper (DialectBench)")
     path = Path(source)
     if not path.is_file():
         raise ReportInputError(f"{path}: no such file (give a result store, a scores CSV or 'paper')")

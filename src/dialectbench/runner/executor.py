@@ -81,7 +81,7 @@ def _score(task: str, golds: Sequence[Any], predictions: Sequence[Any]) -> dict[
 
 
 def _did_scores(pooled: tuple[list[Any], list[Any]], own: list[Any], variety: str) -> dict[str, Any]:
-    """DId per variety (seed 000 Table 16): the F1 of the variety's own class on the pooled cluster test,
+    """DId per variety (DialectBench Table 16): the F1 of the variety's own class on the pooled cluster test,
     which the cluster's one classifier predicted in full. The class is the variety's name when the
     dataset's labels are variety names (one dataset per cluster), else the majority label of its own split."""
     from dialectbench.metrics import score_task
@@ -123,7 +123,7 @@ def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None) ->
 
 
 def _with_pseudo_references(job: Job, model: Any, golds: list[Any]) -> list[Any]:
-    """DialectBench's MT protocol (seed 000, Table 2 text): where a dialect sentence x has no English
+    """DialectBench's MT protocol (DialectBench, Table 2 text): where a dialect sentence x has no English
     reference, its reference field holds the standard-variety sentence x-bar, and the system's own
     translation of x-bar is the pseudo-reference its translation of x is scored against."""
     if not job.task.startswith("mt") or not any(getattr(g, "pseudo_reference", False) for g in golds):

@@ -1,17 +1,17 @@
-"""The plan: (tasks, varieties, model, settings) -> jobs, as seed 000 Table 2 implies.
+"""The plan: (tasks, varieties, model, settings) -> jobs, as DialectBench Table 2 implies.
 
 One *job* is one evaluation: a model trained on a training set, scored on one variety's test split under
 one setting. Jobs that share a training set (same task, same pooled varieties, same mode) form a
 *group*: the executor fits the group's model once and evaluates it on every variety of the group. This
 is how `in-variety` on English, `in-cluster` for the anglic cluster and `zero-shot` share one fit.
 
-Settings (seed 000 §3.2):
+Settings (DialectBench §3.2):
 - `zero-shot`: train on the task's English source, evaluate every variety (MT: no fine-tuning at all,
   the pretrained system translates; Table 2 "no reference").
 - `in-variety`: train on the variety's own train split, evaluate on that variety.
 - `in-cluster`: train on the cluster representative (Table 9), evaluate on every variety of the cluster.
   Dialect identification instead fits one classifier per cluster on all its varieties' train splits
-  (seed 000 §3.2 item 2: "one dialect-identification model for each language cluster").
+  (DialectBench §3.2 item 2: "one dialect-identification model for each language cluster").
 - `combined`: train on the union of every train split the task has (SD-QA's nine standard varieties for
   EQA, Belebele's English training data for MRC), evaluate on every variety.
 - `icl`: only for a backend that does in-context learning (an LLM); exemplars come from the English
@@ -366,7 +366,7 @@ def _cluster_training(b: _Builder, task: str, cluster: str, available: list[str]
         return TrainingSet(task, train, f"{cluster} (all varieties)", pool=pool)
     rep = b.catalog.representative(cluster, task)
     if rep is None:
-        return f"cluster {cluster} has no representative for {task} (seed 000 Table 9)"
+        return f"cluster {cluster} has no representative for {task} (DialectBench Table 9)"
     if rep not in available or "train" not in b.splits(task, rep):
         return f"the cluster representative {rep!r} has no train split"
     return TrainingSet(task, (rep,), rep)

@@ -280,7 +280,7 @@ def ner(files: Files, og: set[str]) -> dict[str, Any]:
             splits = {s: [part(files.ref(f"{prefix}-{s}.bioes", f"{JOHANSEN}/{code}/no_{code}-ud-{s}.bioes"))]
                       for s in ("train", "dev", "test")}
             entries.append(entry(name, "norwegian-ner", "iob", splits,
-                                 note="tag set GEO/ORG/OTH/PRS kept as is (seed 000 App. B)"))
+                                 note="tag set GEO/ORG/OTH/PRS kept as is (DialectBench App. B)"))
         elif code in og or files.exists(f"wikiann-og/wikiann-{code}.bio"):
             ref = files.ref(f"wikiann-og/wikiann-{code}.bio", f"{OG_URL}/{code}.tar.gz",
                             member=f"wikiann-{code}.bio")
@@ -635,7 +635,7 @@ def mt_dialect(files: Files) -> dict[str, Any]:
         src = codet_ref(files, folder, src_name)
         if standard:
             ref, pseudo = codet_ref(files, folder, standard), True
-            note = f"pseudo-reference: the system's translation of codet/{folder}/{standard} (seed 000 §3.2)"
+            note = f"pseudo-reference: the system's translation of codet/{folder}/{standard} (DialectBench §3.2)"
         else:
             ref, pseudo = codet_ref(files, folder, "Reference.eng"), False
             note = "English reference translation (the folder has no standard-variety file)"
@@ -692,7 +692,7 @@ def mt_region(files: Files, mirror: Path | None) -> dict[str, Any]:
         if not ps:
             raise SystemExit(f"mt-region: no files for {name} ({code})")
         entries.append(entry(name, "codet", "parallel", {"test": ps}, options={"pseudo_reference": True},
-                             note=note + "; pseudo-references (seed 000 §3.2)"))
+                             note=note + "; pseudo-references (DialectBench §3.2)"))
     return {"datasets": datasets, "entries": entries}
 
 
