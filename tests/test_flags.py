@@ -168,3 +168,13 @@ def test_cli_warns_exports_and_reports_the_flags(tmp_path, flagged_cli, monkeypa
     tables = all_tables(build_data(load_input(store), n_resamples=10))
     flagged = next(t for t in tables if t.key == "flagged_scores")
     assert {r["variety"] for r in flagged.rows} == {"tunisian arabic", "moroccan arabic"}
+
+
+def test_in_cluster_sa_with_no_shared_label_is_a_skip_not_a_score(tmp_path):
+    data = sa_data()
+    data[("sa", "tunisian arabic")]["test"] = _texts("tun-te", ["neutral", "neutral"])
+    result = _run(tmp_path, source=FakeSource(data), settings=["in-cluster"])
+    (skipped,) = [r for r in result.problems if r.status == "skipped"]
+    assert skipped.variety == "tunisian arabic" and "share no label" in skipped.message
+    with Store(result.store) as db:
+        assert "tunisian arabic" not in {r["variety"] for r in db.scores()}

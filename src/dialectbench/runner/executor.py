@@ -215,6 +215,9 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
         events.job_started(job)
         try:
             job_model, golds, space = narrowed.for_job(job, model, train_labels, tests[job.variety])
+        except EmptySplit as err:
+            yield _record(job, group, "skipped", seed=seed, config=config, message=str(err))
+            continue
         except Exception as err:  # noqa: BLE001 - the narrowed fit is a fit: report it, go on
             yield _record(job, group, "failed", seed=seed, config=config,
                           message=f"fit on the shared label space failed: {type(err).__name__}: {err}")
