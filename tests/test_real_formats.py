@@ -95,3 +95,16 @@ def test_belebele_english_and_sdqa_goldp(mirror):
     assert len(mirror.varieties("eqa")) == 24
     usa = mirror.load("eqa", "southeast american english", "test")
     assert len(usa) == 494 and all(ex.answers for ex in usa)
+
+
+def test_a_mirror_run_names_the_varieties_it_has_no_data_for(mirror):
+    from dialectbench.runner import build_plan
+
+    plan = build_plan(mirror, model="m", tasks=["sa", "mrc", "eqa"])
+    by_task = {(s.task, s.setting): s.reason for s in plan.skips}
+    assert "algerian arabic" in by_task[("sa", None)] and "data list --task sa" in by_task[("sa", None)]
+    assert {j.setting for j in plan.jobs if j.task == "sa"} == {"in-variety"}
+    # MRC and EQA have test sets but no training data: one line each, saying where to get it
+    assert "belebele" in by_task[("mrc", "combined")].lower()
+    assert "tydiqa-goldp-v1.1-train.json" in by_task[("eqa", "zero-shot")]
+    assert not [j for j in plan.jobs if j.task in ("mrc", "eqa")]

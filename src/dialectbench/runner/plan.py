@@ -164,6 +164,9 @@ class RegistryCatalog:
         except LookupError:
             return False
 
+    def task_varieties(self, task: str) -> list[str]:
+        return [v.name for v in self._reg.varieties(task=task)]
+
 
 @dataclass(frozen=True)
 class TrainingSet:
@@ -266,6 +269,7 @@ class _Builder:
         self.groups: dict[TrainingSet, Group] = {}
         self.skips: list[Skip] = []
         self._splits: dict[tuple[str, str], set[str]] = {}
+        self.pending_notes: list[tuple] = []  # (task, available, clusters) for _note_missing
 
     def splits(self, task: str, variety: str) -> set[str]:
         if (task, variety) not in self._splits:
@@ -403,6 +407,20 @@ def _select(b: _Builder, task: str, available: list[str], wanted: list[str] | No
     return evals
 
 
+def _note_missing(b: _Builder, task: str, available: list[str], clusters: set[str] | None) -> None:
+    """One skip line for the task's registered varieties the data source has no file of."""
+    listing = getattr(b.catalog, "task_varieties", None)
+    if listing is None or getattr(b.source, "kind", None) != "mirror":  # the sample suite is a sample
+        return
+    missing = [v for v in listing(task) if v not in available
+               and (clusters is None or b.catalog.cluster(v) in clusters)]
+    if missing:
+        shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
+        b.skip(task, None, None, f"{len(missing)} of its varieties have no data here ({shown}): "
+                                 f"`dialectbench data list --task {task}` names the files each needs, "
+                                 f"`dialectbench data fetch --task {task}` gets the public ones")
+
+
 def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | None,
                clusters: set[str] | None, supports_icl: bool, explicit: bool) -> None:
     try:
@@ -414,6 +432,8 @@ def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | 
         b.skip(task, None, None, f"no data for this task in {getattr(b.source, 'root', 'the data source')} "
                                  f"(see `dialectbench data list --task {task}`)")
         return
+    if wanted is None:  # said after the task's other skips (see _note_missing)
+        b.pending_notes.append((task, available, clusters))
     evals = _select(b, task, available, wanted, clusters)
     if not evals:
         if wanted is None and clusters is None:
@@ -490,6 +510,8 @@ def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None
     for task in task_ids:
         _plan_task(b, task, chosen_settings, wanted, wanted_clusters, supports_icl,
                    explicit=split_names(settings) is not None)
+    for note in b.pending_notes:
+        _note_missing(b, *note)
     for v in wanted or []:
         if not any(j.variety == v for g in b.groups.values() for j in g.jobs) and \
                 not any(s.variety == v for s in b.skips):
