@@ -446,7 +446,8 @@ def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | 
     for setting in settings:
         if setting not in allowed:
             if explicit:  # asked for by name: say why it does not apply; by default just leave it out
-                b.skip(task, None, setting, f"not a {task} setting in DialectBench Table 2 ({', '.join(allowed)})")
+                b.skip(task, None, setting,
+                       f"not a {task} setting (DialectBench Table 2; docs/protocol.md): {', '.join(allowed)}")
         elif setting == "icl" and not supports_icl:
             b.skip(task, None, setting, f"icl needs an in-context-learning (LLM) backend; {b.model!r} is not one")
         elif setting in ("zero-shot", "icl"):
