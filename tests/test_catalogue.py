@@ -13,6 +13,7 @@ from dialectbench.data import DataNotAvailable, open_source
 from dialectbench.data.catalogue import (
     TASK_IDS,
     CatalogueError,
+    TaskCatalogue,
     catalogue_files,
     load_catalogue,
     load_catalogue_file,
@@ -77,8 +78,11 @@ def test_hf_sources_are_pinned_or_say_why_not():
                     for ref in p.file_args().values():
                         if ref.hf and not ref.hf.pinned:
                             assert e.note and "not pinned" in e.note, (t, e.variety)
-    belebele = load_catalogue("mrc").entry("english").splits["test"][0].file.hf
-    assert belebele.pinned and belebele.file == "data/eng_Latn.jsonl"
+    belebele = load_catalogue("mrc").entry("egyptian arabic").splits["test"][0].file.hf
+    assert belebele.pinned and belebele.file == "data/arz_Arab.jsonl"
+    # English is the re-formatted GitHub copy the mirror has (one passage per line), read as such
+    english = load_catalogue("mrc").entry("english").splits["test"][0]
+    assert english.file.url and english.options == {"layout": "passages"}
 
 
 def _tiny_catalogue(tmp_path: Path, n: int = 200) -> DataSource:
@@ -181,7 +185,16 @@ def test_sdqa_transcripts_join_their_tydi_passages(tmp_path):
         {"id": "english--42-0", "question": "Where is the river?",
          "answers": [{"text": "past the old mill", "answer_start": context.index("past")}]}]}]}]}),
         encoding="utf-8")
-    src = DataSource(tmp_path, {"eqa": load_catalogue("eqa")}, kind="mirror")
+    # the packaged catalogue reads DialectBench's gold-passage files; the join stays for a mirror without them
+    sdqa = {"task": "eqa", "description": "d", "datasets": {"sd-qa": {"name": "SD-QA", "licence": "x",
+                                                                      "citation": "c"}},
+            "entries": [{"variety": "kenyan english", "dataset": "sd-qa", "format": "sdqa",
+                         "options": {"dialect": "kenya", "asr_locale": "en-KE"},
+                         "splits": {"dev": [{"files": {
+                             "questions": {"path": "sd-qa/dev/eng/english.dev.csv"},
+                             "metadata": {"path": "sd-qa/dev/eng/kenya/metadata.csv"},
+                             "contexts": {"path": "tydiqa/tydiqa-goldp-v1.1-dev.json"}}}]}}]}
+    src = DataSource(tmp_path, {"eqa": TaskCatalogue.model_validate(sdqa)}, kind="mirror")
     (ex,) = src.load("eqa", "kenyan english", "dev")
     assert ex.question == "where is d river"  # the localized (en-KE) transcript
     assert ex.context == context and ex.answers == ("past the old mill",)

@@ -185,3 +185,15 @@ def test_fairness_bad_input(tmp_path, text, args, expected):
 
 def test_fairness_missing_file(tmp_path):
     assert "absent.csv: no such file" in _error(run("fairness", tmp_path / "absent.csv", "-g", "a", "-v", "b"))
+
+
+def test_analyze_paper_checks_every_cell_of_dialectbench_table_3(tmp_path):
+    result = run("analyze", "paper", "--out", tmp_path, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert "DialectBench Table 3: 76 of 77 cells reproduced" in result.stderr
+    line = next(x for x in result.stderr.splitlines() if x.startswith("  - did varieties"))
+    assert "ours 45, paper 49" in line and "0-9 test examples" in line  # the reason, on the same line
+    cells = pd.read_csv(tmp_path / "table3_check.csv", keep_default_na=False)
+    assert len(cells) == 77 and cells["match"].sum() == 76
+    table = run("analyze", "paper", "--out", tmp_path)  # the table format shows the cell in a table
+    assert "cells not reproduced" in table.stdout and "varieties" in table.stdout

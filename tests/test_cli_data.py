@@ -29,10 +29,9 @@ def test_fetch_dep_from_the_mirror_resolves_present_treebanks_and_names_missing_
     assert rows["gheg albanian"]["status"] == "mirror"
     assert rows["standard arabic"]["status"] == "missing"  # UD_Arabic-PADT has no file in the mirror
     assert "ar_padt-ud-test.conllu" in rows["standard arabic"]["detail"]
-    assert rows["african american vernacular english"]["status"] == "missing"
-    assert "TwitterAAE" in rows["african american vernacular english"]["detail"]
+    assert rows["african american vernacular english"]["status"] == "mirror"  # TwitterAAE all500_gold.conllu
     assert rows["eastern armenian"]["status"] == "partial"  # dev/test present, train absent
-    assert "missing: african american vernacular english, standard arabic" in " ".join(result.stderr.split())
+    assert "missing: standard arabic" in " ".join(result.stderr.split())
 
 
 def test_fetch_from_an_empty_mirror_reports_how_to_supply_the_data(tmp_path):
@@ -45,7 +44,7 @@ def test_fetch_from_an_empty_mirror_reports_how_to_supply_the_data(tmp_path):
 
 
 def test_fetch_of_a_hub_dataset_without_hub_fails_with_a_manual_route():
-    result = _run("fetch", "--task", "mrc", "--variety", "english", "-f", "json")
+    result = _run("fetch", "--task", "mrc", "--variety", "egyptian arabic", "-f", "json")
     assert result.exit_code == 1
     (row,) = json.loads(result.stdout)
     assert row["status"] == "missing"
@@ -70,7 +69,10 @@ def test_list_against_the_mirror_shows_every_status(shared_data):
     statuses = {(r["variety"], r["split"]): r["status"] for r in json.loads(result.stdout)}
     assert statuses[("english", "train")] == "mirror"
     assert statuses[("standard arabic", "test")] == "remote"  # a pinned GitHub URL, not on disk
-    assert statuses[("african american vernacular english", "test")] == "missing"
+    assert statuses[("african american vernacular english", "test")] == "mirror"  # TwitterAAE all500_gold
+    pos = _run("list", "--data-dir", str(shared_data), "--task", "pos", "-f", "json")
+    statuses = {(r["variety"], r["split"]): r["status"] for r in json.loads(pos.stdout)}
+    assert statuses[("egyptian arabic", "test")] == "missing"  # QCRI: needs a conversion step, no URL
 
 
 def test_stats_of_the_sample_suite_match_the_loaded_data():

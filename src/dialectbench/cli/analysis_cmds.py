@@ -22,13 +22,13 @@ GAP_COLUMNS = ("task", "model", "cluster", "gap", "value", "n_varieties", "basel
 # ---------------------------------------------------------------------------------------------- inputs
 
 def _load_scores(source: str) -> pd.DataFrame:
-    """The scores table at `source`, or the packaged seed 000 results when `source` is 'paper'."""
+    """The scores table at `source`, or the packaged DialectBench results when `source` is 'paper'."""
     from dialectbench.analysis import ScoresError, read_scores, validate_scores
 
     if source.strip().lower() == PAPER:
         from dialectbench.analysis.reference import paper_scores
 
-        return validate_scores(paper_scores(), "paper (seed 000 Tables 10-20)")
+        return validate_scores(paper_scores(), "paper (DialectBench Tables 10-20)")
     path = Path(source)
     if not path.is_file():
         fail(f"{source}: no such file (give a scores CSV, or 'paper' for the published DialectBench results)")
@@ -115,7 +115,7 @@ def _write(df: pd.DataFrame, path: Path, columns: tuple[str, ...] | None = None)
 
 SCORES_ARGUMENT = typer.Argument(..., metavar="SCORES.csv",
                                 help="Scores table (task, cluster, variety, model, setting, train_on, score), "
-                                     "or 'paper' for the packaged DialectBench (seed 000) results.")
+                                     "or 'paper' for the packaged DialectBench results.")
 OUT_OPTION = typer.Option(..., "--out", "-o", help="Folder for max_scores.csv, task_summary.csv, "
                                                    "cluster_summary.csv and gaps.csv (created if needed).")
 SPEAKERS_OPTION = typer.Option(None, "--speakers", help="CSV with columns variety, speakers: the counts that "
@@ -124,8 +124,8 @@ SPEAKERS_OPTION = typer.Option(None, "--speakers", help="CSV with columns variet
 
 def analyze_cmd(scores: str = SCORES_ARGUMENT, out: Path = OUT_OPTION, speakers: Path | None = SPEAKERS_OPTION,
                 fmt: Format = FORMAT_OPTION) -> None:
-    """Max-obtainable scores, task summary (seed 000 Table 3), cluster summaries (Tables 23-31) and
-    dialect gaps (Table 4) of a scores table."""
+    """Max-obtainable scores, task summary (DialectBench Table 3), cluster summaries (Tables 23-31) and
+    dialect gaps (Table 4) of a scores table; for 'paper', also the cell-by-cell check against Table 3."""
     from dialectbench import analysis
 
     df = _load_scores(scores)
@@ -150,6 +150,30 @@ def analyze_cmd(scores: str = SCORES_ARGUMENT, out: Path = OUT_OPTION, speakers:
     if fmt == Format.table:
         emit(_records(tasks), fmt, title="Task summary (max-obtainable scores)")
     emit(_records(clusters, CLUSTER_COLUMNS), fmt, title="Cluster summary", columns=CLUSTER_COLUMNS)
+    if scores.strip().lower() == PAPER:
+        _check_table3(tasks, out, fmt)
+
+
+def _check_table3(tasks: pd.DataFrame, out: Path, fmt: Format) -> None:
+    """The task summary of the packaged results against DialectBench Table 3 as printed, cell by cell:
+    the count reproduced, and every cell that is not with its reason (table3_check.csv has all 77)."""
+    from dialectbench.analysis.reference.check import table3_cells
+
+    cells = table3_cells(tasks)
+    try:
+        cells.to_csv(out / "table3_check.csv", index=False)
+    except OSError as exc:
+        fail(f"{out}: cannot write table3_check.csv ({exc.strerror or exc})")
+    stderr.print(f"DialectBench Table 3: {int(cells['match'].sum())} of {len(cells)} cells reproduced from "
+                 f"the packaged results (all cells in {out / 'table3_check.csv'})", highlight=False, soft_wrap=True)
+    differ = cells[~cells["match"]]
+    if len(differ) and fmt == Format.table:
+        emit(_records(differ, ("task", "cell", "ours", "paper", "reason")), fmt,
+             title="DialectBench Table 3: cells not reproduced", columns=("task", "cell", "ours", "paper", "reason"))
+    elif len(differ):  # stdout stays one csv/json table: the cells go to stderr, one line each
+        for r in differ.itertuples():
+            stderr.print(f"  - {r.task} {r.cell}: ours {r.ours}, paper {r.paper}: {r.reason}", highlight=False,
+                         markup=False, soft_wrap=True)
 
 
 # -------------------------------------------------------------------------------------------- fairness
@@ -168,8 +192,8 @@ SYSTEM_COLUMNS = ("row", "model")
 
 def fairness_cmd(values: Path = VALUES_ARGUMENT, group: str = GROUP_OPTION, value: str = VALUE_OPTION,
                  alpha: float = ALPHA_OPTION, by: str | None = BY_OPTION, fmt: Format = FORMAT_OPTION) -> None:
-    """Generalized entropy unfairness (seed 001 section 3): total = within-group + between-group, with each
-    group's within and between components (seed 001 Tables 16-18)."""
+    """Generalized entropy unfairness (SD-QA section 3): total = within-group + between-group, with each
+    group's within and between components (SD-QA Tables 16-18)."""
     if alpha in (0.0, 1.0) or not math.isfinite(alpha):
         fail(f"--alpha must be a finite number other than 0 and 1 (the index has log forms there), not {alpha}")
     df = _read_csv(values)
@@ -208,7 +232,7 @@ def _fairness_table(df: pd.DataFrame, values: Path, group: str, value: str, alph
 
 def _emit_fairness(rows: list[dict[str, Any]], fmt: Format, alpha: float, value: str, group: str,
                    columns: tuple[str, ...] = ()) -> None:
-    if fmt == Format.table:  # the indices are small (seed 001 prints 5 decimals); the table's default is 2
+    if fmt == Format.table:  # the indices are small (SD-QA prints 5 decimals); the table's default is 2
         rows = [{k: f"{v:.5f}" if isinstance(v, float) and k != "alpha" else v
                  for k, v in r.items()} for r in rows]
     emit(rows, fmt, title=f"Generalized entropy (alpha={alpha:g}) of {value!r} "
@@ -220,7 +244,7 @@ FAIRNESS_COLUMNS = ("group", "n", "mean", "total", "within", "between", "ge", "w
 
 def _fairness_rows(result: Any, benefits: pd.Series) -> list[dict[str, Any]]:
     """One row for the whole population (total = within + between), then one per group with its weighted
-    within term and its between term (seed 001 Tables 16-18); `ge` is the group's own index."""
+    within term and its between term (SD-QA Tables 16-18); `ge` is the group's own index."""
     rows = [{"group": "(all)", "n": len(benefits), "mean": float(benefits.mean()), "total": result.total,
              "within": result.within, "between": result.between, "ge": result.total, "weight": None,
              "alpha": result.alpha}]

@@ -33,7 +33,7 @@ def _variety_row(v: Variety, tasks: list[str] | None) -> dict[str, Any]:
 
 def varieties_cmd(task: str | None = TASK_OPTION, cluster: str | None = CLUSTER_OPTION,
                   fmt: Format = FORMAT_OPTION) -> None:
-    """List varieties (seed 000 Table 8), optionally of one task and/or cluster."""
+    """List varieties (DialectBench Table 8), optionally of one task and/or cluster."""
     tasks = _tasks_or_fail(task)
     try:
         found = registry().varieties(task=task, cluster=cluster)
@@ -61,7 +61,7 @@ def _cluster_rows(tasks: list[str] | None, fmt: Format) -> list[dict[str, Any]]:
 
 
 def clusters_cmd(task: str | None = TASK_OPTION, fmt: Format = FORMAT_OPTION) -> None:
-    """List language clusters with their variety counts and representatives (seed 000 Table 9)."""
+    """List language clusters with their variety counts and representatives (DialectBench Table 9)."""
     rows = _cluster_rows(_tasks_or_fail(task), fmt)
     emit(rows, fmt, title=f"{len(rows)} clusters")
 
@@ -72,7 +72,7 @@ def _short(dataset: str) -> str:
 
 
 def tasks_cmd(fmt: Format = FORMAT_OPTION) -> None:
-    """List the tasks (seed 000 Tables 1-2) with their metric, settings and coverage."""
+    """List the tasks (DialectBench Tables 1-2) with their metric, settings and coverage."""
     reg = registry()
     rows = []
     for t in TASKS.values():

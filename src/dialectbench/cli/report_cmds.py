@@ -15,7 +15,7 @@ SCORES_OPT = typer.Option(None, "--scores", help="Scores CSV (task, cluster, var
 OUT_OPT = typer.Option(..., "--out", "-o", help="Folder for index.html, tables/ and figures/ (created if needed).")
 FORMAT_OPT = typer.Option(None, "--format", "-f", help="md, latex, csv or html; repeat for several "
                                                        "(default: all four).")
-COMPARE_OPT = typer.Option(None, "--compare", help="'paper': put the published seed 000 rows beside ours.")
+COMPARE_OPT = typer.Option(None, "--compare", help="'paper': put the published DialectBench rows beside ours.")
 SDQA_OPT = typer.Option(None, "--sdqa", help="Optional SD-QA results per dialect: CSV with dialect and wer "
                                              "and/or f1 (optional model, population).")
 SDQA_VALUES_OPT = typer.Option(None, "--sdqa-values", help="Optional SD-QA per-example benefits: CSV with "
@@ -32,7 +32,7 @@ def report_cmd(store: Path | None = STORE_OPT, scores: str | None = SCORES_OPT, 
                formats: list[str] | None = FORMAT_OPT, compare: str | None = COMPARE_OPT,
                sdqa: Path | None = SDQA_OPT, sdqa_values: Path | None = SDQA_VALUES_OPT,
                speakers: Path | None = SPEAKERS_OPT, catalogue: list[Path] | None = CATALOGUE_OPT) -> None:
-    """Tables (seed 000 Tables 3, 4, 23-31), figures (3/7-10, 4/11) and a self-contained index.html."""
+    """Tables (DialectBench Tables 3, 4, 23-31), figures (3/7-10, 4/11) and a self-contained index.html."""
     from dialectbench.analysis import ScoresError
     from dialectbench.data.user_catalogue import UserCatalogueError, use_user_catalogues
     from dialectbench.report import FORMATS, ReportInputError, build_report

@@ -79,8 +79,22 @@ def _where(*parts: str | None) -> str:
     return " · ".join(p for p in parts if p)
 
 
+def _skip_lines(plan: Plan) -> list[str]:
+    """One line per (task, setting, reason): the varieties a reason applies to are counted, not listed."""
+    groups: dict[tuple, list[str]] = {}
+    for s in plan.skips:
+        groups.setdefault((s.task, s.setting, s.reason), []).append(s.variety or "")
+    lines = []
+    for (task, setting, reason), names in groups.items():
+        names = [n for n in names if n]
+        where = _where(task, setting, names[0] if len(names) == 1 else None)
+        count = f" ({len(names)} varieties)" if len(names) > 1 else ""
+        lines.append(f"{where}: {reason}{count}")
+    return lines
+
+
 def _print_skips(plan: Plan, problems: list[JobRecord]) -> None:
-    lines = [f"{_where(s.task, s.setting, s.variety)}: {s.reason}" for s in plan.skips]
+    lines = _skip_lines(plan)
     lines += [f"{_where(r.task, r.setting, r.variety)}: {r.status}: {(r.message or '').splitlines()[0]}"
               for r in problems if (r.message or "").strip()]
     if not lines:
@@ -101,6 +115,23 @@ def _print_summary(store: Path, keys: list[str]) -> None:
     for title, rows in tables:
         if rows:
             emit(rows, Format.table, title=title)
+    _print_flags(store, keys)
+
+
+def _print_flags(store: Path, keys: list[str]) -> None:
+    """One warning line per flagged job (unseen test labels, below the majority rate, fallbacks)."""
+    from dialectbench.runner.flags import describe, needs_warning
+
+    with Store(store) as db:
+        flagged = [r for r in db.flagged(keys) if needs_warning({"flags": r["flags"]})]
+    if not flagged:
+        return
+    stderr.print(f"[yellow]warning:[/] {len(flagged)} score(s) flagged (kept in the store; see the report):")
+    for r in flagged[:MAX_LISTED]:
+        stderr.print(f"  - {_where(r['task'], r['setting'], r['variety'])}: {'; '.join(describe(r['flags']))}",
+                     highlight=False, markup=False, soft_wrap=True)
+    if len(flagged) > MAX_LISTED:
+        stderr.print(f"  ... and {len(flagged) - MAX_LISTED} more (`dialectbench results export --all` lists them)")
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -197,7 +228,7 @@ JOB_BUDGET_OPT = typer.Option(None, "--job-budget", min=1.0, help="Seconds one i
 RESCORE_OPT = typer.Option(False, "--rescore", help="Re-score icl jobs from the stored request cache, asking "
                            "no model (implies --rerun).")
 ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
-                       "seed, run id and job key.")
+                       "seed, run id, job key and flags.")
 
 
 def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = VARIETIES_OPT,
@@ -283,7 +314,7 @@ def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Pa
                 rows, metric_columns = wide_rows(db, rows)
     except StoreError as err:
         fail(str(err))
-    columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key"] if all_rows else [])
+    columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key", "flags"] if all_rows else [])
     if metrics == "all":
         columns += metric_columns
     if fmt == Format.table and len(rows) > TABLE_LIMIT:

@@ -1,4 +1,4 @@
-"""`dialectbench sdqa asr|wer|qa|goldp|demo`: spoken dialectal QA (seed 001). Thin: every command calls
+"""`dialectbench sdqa asr|wer|qa|goldp|demo`: spoken dialectal QA (SD-QA). Thin: every command calls
 `dialectbench.sdqa`."""
 
 from __future__ import annotations

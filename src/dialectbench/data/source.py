@@ -109,6 +109,9 @@ class DataSource:
     def __repr__(self) -> str:
         return f"DataSource({self.kind}: {self.root})"
 
+    def __str__(self) -> str:  # what messages show ("the mirror at ../shared/data"), never the repr
+        return f"the {self.kind} at {self.root}" if self.kind != "sample" else "the bundled sample suite"
+
     # -- catalogue lookups
     def catalogue(self, task: str) -> TaskCatalogue:
         if task not in TASK_IDS:

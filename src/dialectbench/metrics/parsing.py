@@ -2,7 +2,8 @@
 
 Defaults follow the CoNLL 2018 shared-task evaluation (conll18_ud_eval.py) and the DialectBench parser
 (hgiyt/allennlp AttachmentScores): every syntactic word is scored, punctuation included, and LAS compares
-only the universal part of the relation (`nmod:poss` -> `nmod`). `exclude_punct=True` drops words whose
+only the universal part of the relation (`nmod:poss` -> `nmod`). Words whose gold head is negative (HEAD "_" in
+TwitterAAE, read as UNANNOTATED) have no gold tree and are skipped. `exclude_punct=True` drops words whose
 gold UPOS is PUNCT (the older CoNLL-X convention); `deprel_subtypes=True` compares full relations.
 """
 
@@ -25,7 +26,7 @@ def _sentence_counts(gold_heads, gold_rels, pred_heads, pred_rels, keep, subtype
                          f"and {len(pred_rels)} predicted relations")
     uas = las = n = 0
     for gh, gr, ph, pr, k in zip(gold_heads, gold_rels, pred_heads, pred_rels, keep):
-        if not k:
+        if not k or int(gh) < 0:  # a negative gold head: the treebank left the word unannotated
             continue
         n += 1
         if int(gh) == int(ph):

@@ -24,7 +24,7 @@ def build_report(store_or_scores: Any, out_dir: str | Path, formats: Iterable[st
     when "html" is not among `formats`).
 
     store_or_scores: a result store (path to .sqlite, or an open `dialectbench.runner.Store`), a scores CSV
-    path, a scores DataFrame, or "paper" (the packaged seed 000 results). formats: any of md, latex, csv,
+    path, a scores DataFrame, or "paper" (the packaged DialectBench results). formats: any of md, latex, csv,
     html (figures are always drawn: the page inlines them). compare_paper: put the published rows of seed
     000 Tables 3, 4 and 23-31 beside ours. sdqa / sdqa_examples: optional SD-QA results per dialect and
     per-example benefits (see `dialectbench.report.sdqa`). speakers: counts overriding the registry's.

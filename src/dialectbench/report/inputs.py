@@ -30,6 +30,7 @@ class ReportInput:
     scores: pd.DataFrame
     source: str
     evidence: dict[tuple, dict[str, Any]] = field(default_factory=dict)
+    flags: list[dict[str, Any]] = field(default_factory=list)  # store only: flagged scores (runner/flags.py)
 
 
 def load_input(source: Any, keys: Any = None) -> ReportInput:
@@ -43,7 +44,7 @@ def load_input(source: Any, keys: Any = None) -> ReportInput:
         return _from_store(source, str(getattr(source, "path", "<store>")), keys)
     if isinstance(source, str) and source.strip().lower() == PAPER:
         from dialectbench.analysis.reference import paper_scores
-        return ReportInput(validate_scores(paper_scores(), "paper (seed 000 Tables 10-20)"), "paper (seed 000)")
+        return ReportInput(validate_scores(paper_scores(), "paper (DialectBench Tables 10-20)"), "paper (DialectBench)")
     path = Path(source)
     if not path.is_file():
         raise ReportInputError(f"{path}: no such file (give a result store, a scores CSV or 'paper')")
@@ -89,7 +90,8 @@ def _from_store(db: Any, name: str, keys: Any = None) -> ReportInput:
     raw = pd.DataFrame(rows)
     keys = raw["job_key"].tolist()
     try:
-        scores = validate_scores(raw.drop(columns=["signature", "seed", "run_id", "job_key"]), name)
+        scores = validate_scores(raw.drop(columns=["signature", "seed", "run_id", "job_key", "flags"],
+                                          errors="ignore"), name)
     except ScoresError as exc:
         raise ReportInputError(str(exc)) from None
     # Only the rows that are some variety's maximum are shown with an interval: load just their evidence.
@@ -100,7 +102,10 @@ def _from_store(db: Any, name: str, keys: Any = None) -> ReportInput:
         found = _evidence(db, job_of[key])
         if found:
             evidence[key] = found
-    return ReportInput(scores, name, evidence)
+    latest = set(keys)
+    flags = [{**{k: r[k] for k in ("task", "setting", "variety", "model", "score")}, "flags": r["flags"]}
+             for r in db.flagged() if r["job_key"] in latest] if hasattr(db, "flagged") else []
+    return ReportInput(scores, name, evidence, flags)
 
 
 def _evidence(db: Any, job_key: str) -> dict[str, Any]:

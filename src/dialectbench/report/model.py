@@ -36,6 +36,7 @@ class ReportData:
     sdqa: dict[str, Any] | None = None
     n_resamples: int = 1000
     comparison: Any = None  # report.compare.Comparison with --compare paper: published rows beside ours
+    flags: list[dict[str, Any]] = field(default_factory=list)  # flagged scores (runner/flags.py), store only
 
 
 def _task_order(tasks) -> list[str]:
@@ -194,4 +195,4 @@ def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any =
         leaderboard=leaderboard, model_matrix=matrix,
         cluster_unseen={k: _cluster_unseen(k[0], k[1], v) for k, v in shown.items()},
         paper=_paper_tables(tasks) if compare_paper else None, sdqa=sdqa, n_resamples=n_resamples,
-        comparison=comparison)
+        comparison=comparison, flags=list(inp.flags))

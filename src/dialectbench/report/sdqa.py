@@ -1,4 +1,4 @@
-"""Optional SD-QA section (seed 001): WER and F1 per dialect with avg_L, avg_pop and max - min, the
+"""Optional SD-QA section (SD-QA): WER and F1 per dialect with avg_L, avg_pop and max - min, the
 generalized-entropy unfairness of per-example benefits, and the WER-F1 scatter with Spearman's rho.
 
 Inputs (CSV files or DataFrames):

@@ -178,8 +178,8 @@ def table3(data: ReportData) -> Table:
         paper = {r["task"]: {**r, "average": r["avg_score"], "source": "paper"}
                  for r in _records(data.paper["task_summary"])}
         rows = [x for r in rows for x in ([r, paper[r["task"]]] if r["task"] in paper else [r])]
-        note += " Paper rows: seed 000 Table 3 as printed."
-    return Table("table3_task_summary", "Table 3: task summary", cols, rows, note=note)
+        note += " Paper rows: DialectBench Table 3 as printed."
+    return Table("table3_task_summary", "DialectBench Table 3: task summary", cols, rows, note=note)
 
 
 def table4(data: ReportData) -> Table:
@@ -199,8 +199,8 @@ def table4(data: ReportData) -> Table:
         order = {g: i for i, g in enumerate(GAP_LABELS)}
         rows.sort(key=lambda r: (data.tasks.index(r["task"]) if r["task"] in data.tasks else 99,
                                  order.get(r["gap"], 9), r["source"] == "paper", r["model"]))
-        note += " Paper rows: seed 000 Table 4 (mBERT) as printed."
-    return Table("table4_gap_summary", "Table 4: cluster-level dialect gaps", cols, rows, note=note)
+        note += " Paper rows: DialectBench Table 4 (mBERT) as printed."
+    return Table("table4_gap_summary", "DialectBench Table 4: cluster-level dialect gaps", cols, rows, note=note)
 
 
 def gaps_by_cluster(data: ReportData, task: str) -> Table:
@@ -233,8 +233,8 @@ def cluster_table(data: ReportData, task: str) -> Table:
         cols += [Column("paper_linguistic_utility", "Paper LU", "num"),
                  Column("paper_demographic_utility", "Paper DU", "num"),
                  Column("paper_min_score", "Paper min", "num"), Column("paper_std", "Paper std", "num")]
-        note += f" Paper columns: seed 000 Table {number} as printed."
-    title = f"Table {number}: " if number else ""
+        note += f" Paper columns: DialectBench Table {number} as printed."
+    title = f"DialectBench Table {number}: " if number else ""
     return Table(f"table{number or ''}_cluster_utility_{task}", f"{title}cluster utilities, {_task_label(task)}",
                  cols, rows, task=task, note=note)
 
@@ -282,8 +282,22 @@ def sdqa_tables(sdqa: dict[str, Any]) -> list[Table]:
     return sdqa_layout(sdqa)
 
 
+def flags_table(data: ReportData) -> Table:
+    """Scores that are less than they look: unseen test labels, below the majority rate, fallbacks, a
+    narrowed label space (runner/flags.py)."""
+    from dialectbench.runner.flags import describe
+
+    cols = [Column("task", "Task"), Column("setting", "Setting"), Column("variety", "Variety"),
+            Column("model", "Model"), Column("score", "Score", "num"), Column("flags", "Flags")]
+    rows = [{**r, "flags": "; ".join(describe(r["flags"]))} for r in data.flags]
+    return Table("flagged_scores", "Flagged scores", cols, rows, row_variety="variety",
+                 note="Stored like any other score, but not to be read at face value.")
+
+
 def all_tables(data: ReportData) -> list[Table]:
     tables = [table3(data), table4(data)]
+    if data.flags:
+        tables.insert(0, flags_table(data))
     for task in data.tasks:
         tables += [leaderboard_table(data, task), cluster_table(data, task), max_score_table(data, task),
                    model_matrix_table(data, task), gaps_by_cluster(data, task)]

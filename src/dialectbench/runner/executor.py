@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from dialectbench.backends.base import BackendUnavailableError
+from dialectbench.runner import flags as jobflags
 from dialectbench.runner import invalid as invalid_answers
 from dialectbench.runner.plan import DATA_ERRORS, Group, Job
 from dialectbench.runner.store import JobRecord
@@ -88,7 +89,7 @@ def _score(task: str, golds: Sequence[Any], predictions: Sequence[Any]) -> dict[
 
 
 def _did_scores(pooled: tuple[list[Any], list[Any]], own: list[Any], variety: str) -> dict[str, Any]:
-    """DId per variety (seed 000 Table 16): the F1 of the variety's own class on the pooled cluster test,
+    """DId per variety (DialectBench Table 16): the F1 of the variety's own class on the pooled cluster test,
     which the cluster's one classifier predicted in full. The class is the variety's name when the
     dataset's labels are variety names (one dataset per cluster), else the majority label of its own split."""
     from dialectbench.metrics import score_task
@@ -135,7 +136,7 @@ def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None) ->
 
 
 def _with_pseudo_references(job: Job, model: Any, golds: list[Any]) -> list[Any]:
-    """DialectBench's MT protocol (seed 000, Table 2 text): where a dialect sentence x has no English
+    """DialectBench's MT protocol (DialectBench, Table 2 text): where a dialect sentence x has no English
     reference, its reference field holds the standard-variety sentence x-bar, and the system's own
     translation of x-bar is the pseudo-reference its translation of x is scored against."""
     if not job.task.startswith("mt") or not any(getattr(g, "pseudo_reference", False) for g in golds):
@@ -222,19 +223,70 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
             for job in jobs:
                 yield _record(job, group, "skipped", seed=seed, config=config, message=str(err))
             return
-    scored: dict[str, dict[str, Any]] = {}  # a variety evaluated under two settings is predicted once
+    scored: dict[Any, dict[str, Any]] = {}  # a variety evaluated under two settings is predicted once
+    train_labels = jobflags.label_counts(train)
+    narrowed = _Narrowed(group, backend, train, dev, seed)
     for job in jobs:
         events.job_started(job)
-        yield _evaluate_job(job, group, model, tests[job.variety], did_pool, seed, config, fit_seconds, scored)
+        try:
+            job_model, golds, space = narrowed.for_job(job, model, train_labels, tests[job.variety])
+        except EmptySplit as err:
+            yield _record(job, group, "skipped", seed=seed, config=config, message=str(err))
+            continue
+        except Exception as err:  # noqa: BLE001 - the narrowed fit is a fit: report it, go on
+            yield _record(job, group, "failed", seed=seed, config=config,
+                          message=f"fit on the shared label space failed: {type(err).__name__}: {err}")
+            continue
+        yield _evaluate_job(job, group, job_model, golds, did_pool, seed, config, fit_seconds, scored,
+                            train_labels=space["train_labels"] if space else train_labels, label_space=space)
+
+
+class _Narrowed:
+    """Models fitted on the label space a job's training and test sets share (in-cluster SA: the
+    representative's dataset has labels, e.g. `objective`, that a variety's dataset lacks); one fit per
+    distinct label space, only for the (task, setting) pairs of `flags.SHARED_LABEL_SPACE`."""
+
+    def __init__(self, group: Group, backend: Any, train: list[Any], dev: list[Any] | None, seed: int) -> None:
+        self.group, self.backend, self.train, self.dev, self.seed = group, backend, train, dev, seed
+        self.models: dict[frozenset, Any] = {}
+
+    def for_job(self, job: Job, model: Any, train_labels: Counter,
+                golds: list[Any]) -> tuple[Any, list[Any], dict[str, Any] | None]:
+        if (job.task, job.setting) not in jobflags.SHARED_LABEL_SPACE or self.group.training.mode != "finetune":
+            return model, golds, None
+        shared = jobflags.shared_labels(train_labels, jobflags.label_counts(golds))
+        if shared is None:
+            return model, golds, None
+        if not shared:
+            raise EmptySplit(f"the training and test sets of {job.variety!r} share no label")
+        key = frozenset(shared)
+        train = jobflags.restrict(self.train, shared)
+        if key not in self.models:
+            dev = jobflags.restrict(self.dev, shared) if self.dev else None
+            self.models[key] = self.backend.fit(job.task, train, dev or None, seed=self.seed)
+        kept = jobflags.restrict(golds, shared)
+        return self.models[key], kept, {"labels": sorted(shared), "test_dropped": len(golds) - len(kept),
+                                        "train_dropped": len(self.train) - len(train),
+                                        "train_labels": jobflags.label_counts(train)}
+
+
+def _fallbacks(model: Any) -> int:
+    """A fitted model's running count of default predictions (backends/base.py), 0 if it keeps none."""
+    value = getattr(model, "fallbacks", 0)
+    return value if isinstance(value, int) else 0
 
 
 def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool: tuple | None, seed: int,
-                  config: dict[str, Any], fit_seconds: float, cache: dict[str, dict[str, Any]]) -> JobRecord:
+                  config: dict[str, Any], fit_seconds: float, cache: dict[Any, dict[str, Any]], *,
+                  train_labels: Counter | None = None, label_space: dict[str, Any] | None = None) -> JobRecord:
     t0 = time.perf_counter()
+    key = (job.variety, None if label_space is None else tuple(label_space["labels"]))
     try:
-        if job.variety not in cache:
-            cache[job.variety] = _evaluate(job, model, golds, did_pool)
-        scored = cache[job.variety]
+        if key not in cache:
+            before = _fallbacks(model)
+            cache[key] = _evaluate(job, model, golds, did_pool)
+            cache[key]["fallbacks"] = _fallbacks(model) - before
+        scored = cache[key]
     except EmptySplit as err:
         return _record(job, group, "skipped", seed=seed, config=config, message=str(err))
     except BackendUnavailableError:
@@ -247,10 +299,18 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
     if too_many:
         return _record(job, group, "failed", seed=seed, config=config, message=too_many,
                        fit_seconds=fit_seconds, eval_seconds=time.perf_counter() - t0)
+    extra = dict(scored["extra"])
+    # DId scores one class of a pooled test: its own examples all share one label, so no majority rate
+    flags = jobflags.evaluation_flags(train_labels or Counter(), golds, scored["score"], scored["metric"],
+                                      fallbacks=scored.get("fallbacks", 0), majority=did_pool is None)
+    if label_space is not None:
+        flags["label_space"] = {k: v for k, v in label_space.items() if k != "train_labels"}
+    if flags:
+        extra[jobflags.FLAGS_KEY] = flags
     # a baseline that is not a trained model (MT copies its input) is stored under what it is: "copy"
     return _record(job, group, "done", seed=seed, config=config, model=getattr(model, "reports_as", None),
                    metric=scored["metric"], score=scored["score"],
-                   n=len(golds), signature=scored["signature"], extra=scored["extra"],
+                   n=len(golds), signature=scored["signature"], extra=extra,
                    example_ids=[getattr(ex, "example_id", str(i)) for i, ex in enumerate(golds)],
                    predictions=invalid_answers.stored(scored["predictions"]), values=scored["values"], fit_seconds=fit_seconds,
                    eval_seconds=time.perf_counter() - t0)

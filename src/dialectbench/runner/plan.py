@@ -1,17 +1,17 @@
-"""The plan: (tasks, varieties, model, settings) -> jobs, as seed 000 Table 2 implies.
+"""The plan: (tasks, varieties, model, settings) -> jobs, as DialectBench Table 2 implies.
 
 One *job* is one evaluation: a model trained on a training set, scored on one variety's test split under
 one setting. Jobs that share a training set (same task, same pooled varieties, same mode) form a
 *group*: the executor fits the group's model once and evaluates it on every variety of the group. This
 is how `in-variety` on English, `in-cluster` for the anglic cluster and `zero-shot` share one fit.
 
-Settings (seed 000 §3.2):
+Settings (DialectBench §3.2):
 - `zero-shot`: train on the task's English source, evaluate every variety (MT: no fine-tuning at all,
   the pretrained system translates; Table 2 "no reference").
 - `in-variety`: train on the variety's own train split, evaluate on that variety.
 - `in-cluster`: train on the cluster representative (Table 9), evaluate on every variety of the cluster.
   Dialect identification instead fits one classifier per cluster on all its varieties' train splits
-  (seed 000 §3.2 item 2: "one dialect-identification model for each language cluster").
+  (DialectBench §3.2 item 2: "one dialect-identification model for each language cluster").
 - `combined`: train on the union of every train split the task has (SD-QA's nine standard varieties for
   EQA, Belebele's English training data for MRC), evaluate on every variety.
 - `icl`: only for a backend that does in-context learning (an LLM); exemplars come from the English
@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from dialectbench.runner.flags import SHARED_LABEL_SPACE
 from dialectbench.scores import SETTINGS
 
 ENGLISH = "english"
@@ -123,7 +124,10 @@ class RegistryCatalog:
             raise PlanError(str(err).strip("'\"") + "." + did_you_mean(name, [*self.tasks(), "mt"])) from None
 
     def settings(self, task: str) -> tuple[str, ...]:
-        return tuple(self._tasks.get_task(task).settings)
+        return tuple(self._tasks.get_task(task).all_settings)
+
+    def default_settings(self, task: str) -> tuple[str, ...]:
+        return tuple(self._tasks.get_task(task).defaults)
 
     def canonical(self, variety: str) -> str:
         from dialectbench.varieties import UnknownVarietyError
@@ -159,6 +163,9 @@ class RegistryCatalog:
             return task in self._reg.get(variety).tasks
         except LookupError:
             return False
+
+    def task_varieties(self, task: str) -> list[str]:
+        return [v.name for v in self._reg.varieties(task=task)]
 
 
 @dataclass(frozen=True)
@@ -262,6 +269,7 @@ class _Builder:
         self.groups: dict[TrainingSet, Group] = {}
         self.skips: list[Skip] = []
         self._splits: dict[tuple[str, str], set[str]] = {}
+        self.pending_notes: list[tuple] = []  # (task, available, clusters) for _note_missing
 
     def splits(self, task: str, variety: str) -> set[str]:
         if (task, variety) not in self._splits:
@@ -279,6 +287,22 @@ class _Builder:
         job = Job(training.task, variety, self.catalog.cluster(variety), self.model, setting, training.label)
         if job not in group.jobs:
             group.jobs.append(job)
+
+
+# Training data the mirror and the catalogue lack, and where to get it (DialectBench §3.2, docs/protocol.md).
+TRAINING_HINTS = {
+    "mrc": "Belebele's English training set (the assembled multiple-choice data of Bandarkar et al. 2024) is "
+           "not in the catalogue: get it from https://github.com/facebookresearch/belebele and add it as the "
+           "train split of 'english' in a user catalogue",
+    "eqa": "the TyDi QA GoldP training set (English for zero-shot, the nine SD-QA languages for combined) is not "
+           "in the catalogue: download tydiqa-goldp-v1.1-train.json from "
+           "https://storage.googleapis.com/tydiqa/v1.1/ and add it as the train split in a user catalogue",
+}
+
+
+def training_hint(task: str) -> str:
+    hint = TRAINING_HINTS.get(task)
+    return f"; {hint}" if hint else ""
 
 
 def _training_label(members: Sequence[str]) -> str:
@@ -301,7 +325,8 @@ def _plan_zero_shot(b: _Builder, task: str, evals: list[str], available: list[st
     else:
         english = _english_source(b, task, available)
         if english is None:
-            b.skip(task, None, setting, "no English training data (a train split of 'english') for this task")
+            b.skip(task, None, setting, "no English training data (a train split of 'english') for this task"
+                   + training_hint(task))
             return
         training = TrainingSet(task, (english,), english, mode)
     for v in evals:
@@ -345,7 +370,7 @@ def _cluster_training(b: _Builder, task: str, cluster: str, available: list[str]
         return TrainingSet(task, train, f"{cluster} (all varieties)", pool=pool)
     rep = b.catalog.representative(cluster, task)
     if rep is None:
-        return f"cluster {cluster} has no representative for {task} (seed 000 Table 9)"
+        return f"cluster {cluster} has no representative for {task} (DialectBench Table 9)"
     if rep not in available or "train" not in b.splits(task, rep):
         return f"the cluster representative {rep!r} has no train split"
     return TrainingSet(task, (rep,), rep)
@@ -354,7 +379,7 @@ def _cluster_training(b: _Builder, task: str, cluster: str, available: list[str]
 def _plan_combined(b: _Builder, task: str, evals: list[str], available: list[str]) -> None:
     pool = tuple(sorted(v for v in available if "train" in b.splits(task, v)))
     if not pool:
-        b.skip(task, None, "combined", "no variety of this task has a train split")
+        b.skip(task, None, "combined", "no variety of this task has a train split" + training_hint(task))
         return
     training = TrainingSet(task, pool, _training_label(pool))
     for v in evals:
@@ -382,6 +407,20 @@ def _select(b: _Builder, task: str, available: list[str], wanted: list[str] | No
     return evals
 
 
+def _note_missing(b: _Builder, task: str, available: list[str], clusters: set[str] | None) -> None:
+    """One skip line for the task's registered varieties the data source has no file of."""
+    listing = getattr(b.catalog, "task_varieties", None)
+    if listing is None or getattr(b.source, "kind", None) != "mirror":  # the sample suite is a sample
+        return
+    missing = [v for v in listing(task) if v not in available
+               and (clusters is None or b.catalog.cluster(v) in clusters)]
+    if missing:
+        shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
+        b.skip(task, None, None, f"{len(missing)} of its varieties have no data here ({shown}): "
+                                 f"`dialectbench data list --task {task}` names the files each needs, "
+                                 f"`dialectbench data fetch --task {task}` gets the public ones")
+
+
 def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | None,
                clusters: set[str] | None, supports_icl: bool, explicit: bool) -> None:
     try:
@@ -390,19 +429,25 @@ def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | 
         b.skip(task, None, None, f"no data: {err}")
         return
     if not available:
-        b.skip(task, None, None, f"no data for this task in {b.source!r} "
+        b.skip(task, None, None, f"no data for this task in {getattr(b.source, 'root', 'the data source')} "
                                  f"(see `dialectbench data list --task {task}`)")
         return
+    if wanted is None:  # said after the task's other skips (see _note_missing)
+        b.pending_notes.append((task, available, clusters))
     evals = _select(b, task, available, wanted, clusters)
     if not evals:
         if wanted is None and clusters is None:
             b.skip(task, None, None, "no variety of this task has a test split")
         return
     allowed = b.catalog.settings(task)
+    if not explicit:  # a catalog without defaults (a test double) runs every allowed setting
+        defaults = getattr(b.catalog, "default_settings", None)
+        settings = [s for s in settings if s in (defaults(task) if defaults else allowed)]
     for setting in settings:
         if setting not in allowed:
             if explicit:  # asked for by name: say why it does not apply; by default just leave it out
-                b.skip(task, None, setting, f"not a {task} setting in seed 000 Table 2 ({', '.join(allowed)})")
+                b.skip(task, None, setting,
+                       f"not a {task} setting (DialectBench Table 2; docs/protocol.md): {', '.join(allowed)}")
         elif setting == "icl" and not supports_icl:
             b.skip(task, None, setting, f"icl needs an in-context-learning (LLM) backend; {b.model!r} is not one")
         elif setting in ("zero-shot", "icl"):
@@ -445,6 +490,8 @@ def _assign_keys(b: _Builder, group: Group) -> None:
         payload = {"v": KEY_VERSION, "task": job.task, "variety": job.variety, "model": job.model,
                    "setting": job.setting, "train_on": job.train_on, "train": train, "mode": group.training.mode,
                    "test": fps[job.variety, "test"], "pool": pool, "config": b.config_hash}
+        if (job.task, job.setting) in SHARED_LABEL_SPACE:  # trained on the shared labels: another result
+            payload["label_space"] = "shared"
         keyed.append(Job(**{**job.__dict__, "key": config_hash(payload, 32)}))
     group.jobs = keyed
 
@@ -464,6 +511,8 @@ def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None
     for task in task_ids:
         _plan_task(b, task, chosen_settings, wanted, wanted_clusters, supports_icl,
                    explicit=split_names(settings) is not None)
+    for note in b.pending_notes:
+        _note_missing(b, *note)
     for v in wanted or []:
         if not any(j.variety == v for g in b.groups.values() for j in g.jobs) and \
                 not any(s.variety == v for s in b.skips):

@@ -149,6 +149,13 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=_default)
 
 
+def _loads(text: str | None) -> Any:
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
+
+
 def _default(value: Any) -> Any:
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
@@ -391,7 +398,27 @@ class Store:
             out = list(by_key.values())
         out.sort(key=lambda r: (r["task"], r["cluster"] or "", r["variety"], r["model"], r["setting"], r["train_on"]))
         cols = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key"] if detail else [])
+        if detail:  # the job's flags (runner/flags.py) as one readable line, "" when none
+            from dialectbench.runner.flags import flag_text
+
+            for r in out:
+                r["flags"] = flag_text(_loads(r["extra"]))
+            cols.append("flags")
         return [{c: r[c] for c in cols} for r in out]
+
+    def flagged(self, keys: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Done jobs whose scores carry flags (runner/flags.py): task, setting, variety, score, flags."""
+        rows = self.conn.execute("SELECT s.job_key, s.task, s.setting, s.variety, s.model, s.score, s.extra"
+                                 " FROM scores s JOIN jobs j USING (job_key) WHERE j.status = 'done'"
+                                 " ORDER BY s.task, s.variety, s.setting").fetchall()
+        wanted = None if keys is None else set(keys)
+        out = []
+        for r in rows:
+            flags = (_loads(r["extra"]) or {}).get("flags")
+            if flags and (wanted is None or r["job_key"] in wanted):
+                out.append({**{k: r[k] for k in ("job_key", "task", "setting", "variety", "model", "score")},
+                            "flags": flags})
+        return out
 
     def predictions(self, job_key: str) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT idx, example_id, prediction, value FROM predictions WHERE job_key = ?"

@@ -1,5 +1,5 @@
-"""End-of-run tables, computed by `dialectbench.analysis` from the store: the task summary (seed 000
-Table 3 layout, on maximum obtainable scores) and the cluster gap table (seed 000 Table 4 metrics)."""
+"""End-of-run tables, computed by `dialectbench.analysis` from the store: the task summary (DialectBench
+Table 3 layout, on maximum obtainable scores) and the cluster gap table (DialectBench Table 4 metrics)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def _num(value: Any) -> str | None:
 
 
 def task_rows(summary: Any) -> list[dict[str, Any]]:
-    """analysis.task_summary -> the columns of seed 000 Table 3."""
+    """analysis.task_summary -> the columns of DialectBench Table 3."""
     return [{"task": r["task"], "clusters": r["n_clusters"], "varieties": r["n_varieties"],
              "avg": _num(r["average"]), "max at": f"{r['max_cluster']}: {r['max_variety']}",
              "max": _num(r["max_score"]), "min at": f"{r['min_cluster']}: {r['min_variety']}",
@@ -66,5 +66,5 @@ def summary_tables(store: str | Path, keys: Sequence[str] | None = None) -> list
     frame = scores_frame(store, keys)
     if frame.empty:
         return []
-    return [("Task summary: maximum obtainable scores (seed 000 Table 3 layout)", task_rows(task_summary(frame))),
-            ("Cluster dialect gaps in % (seed 000 Table 4; rep = cluster representative)", gap_rows(gaps(frame)))]
+    return [("Task summary: maximum obtainable scores (DialectBench Table 3 layout)", task_rows(task_summary(frame))),
+            ("Cluster dialect gaps in % (DialectBench Table 4; rep = cluster representative)", gap_rows(gaps(frame)))]

@@ -34,6 +34,10 @@ class Task(BaseModel):
     metric: str
     metric_label: str
     settings: tuple[str, ...]
+    # settings the original benchmark ran beyond Table 2 (its metadata and result files; docs/protocol.md)
+    extra_settings: tuple[str, ...] = ()
+    # what `dialectbench run` runs when no --settings is given (None: every setting of the task)
+    default_settings: tuple[str, ...] | None = None
     datasets: tuple[str, ...]
     table8_column: str
     metadata_name: str
@@ -46,13 +50,25 @@ class Task(BaseModel):
             raise ValueError(f"task id {value!r} is not one of {', '.join(TASK_IDS)}")
         return value
 
-    @field_validator("settings")
+    @field_validator("settings", "extra_settings", "default_settings")
     @classmethod
-    def _known_settings(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+    def _known_settings(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is None:
+            return value
         bad = [s for s in value if s not in SETTINGS]
         if bad:
             raise ValueError(f"unknown setting(s) {bad}; valid: {', '.join(SETTINGS)}")
         return value
+
+    @property
+    def all_settings(self) -> tuple[str, ...]:
+        """Table 2's settings plus those the original benchmark also ran."""
+        return self.settings + tuple(s for s in self.extra_settings if s not in self.settings)
+
+    @property
+    def defaults(self) -> tuple[str, ...]:
+        """The settings run when none is asked for."""
+        return self.all_settings if self.default_settings is None else self.default_settings
 
 
 @dataclass(frozen=True)

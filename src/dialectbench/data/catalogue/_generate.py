@@ -174,6 +174,8 @@ def ud_splits(files: Files, index: dict, tb: str) -> dict[str, list]:
     return out
 
 
+AAE = "extra-treebanks/TwitterAAE/dialectbench-14477bd"
+AAE_URL = f"{GH}/ffaisal93/DialectBench/14477bd862fed3e7be1ae4783d3cef8331374951/data/parsing/TwitterAAE"
 SINGPAR = "extra-treebanks/Sing_Par/ACL17_dataset/treebank/gold_pos"
 SINGPAR_URL = f"{GH}/wanghm92/Sing_Par/06e2892/ACL17_dataset/treebank/gold_pos"
 
@@ -199,12 +201,15 @@ def structured(task: str, files: Files, index: dict) -> dict[str, Any]:
                                  note="CoNLL-X file with UD-style labels; read by the CoNLL-U reader"))
         elif code == "TwitterAAE":
             datasets["twitteraae"] = ds(
-                "twitteraae", "TwitterAAE UD treebank (500 tweets)", "research use (see the TwitterAAE page)",
-                "http://slanglab.cs.umass.edu/TwitterAAE/", public=False,
-                obtain="download the annotated tweets from http://slanglab.cs.umass.edu/TwitterAAE/ "
-                       "(not on GitHub) and save the AAE part as CoNLL-U at the path given")
+                "twitteraae", "TwitterAAE UD treebank (500 tweets, AA and WH sub-corpora)",
+                "research use (see the TwitterAAE page); no licence stated in the release README",
+                "http://slanglab.cs.umass.edu/TwitterAAE/")
             entries.append(entry(name, "twitteraae", "conllu",
-                                 {"test": [part(files.ref("extra-treebanks/TwitterAAE/aae-test.conllu"))]}))
+                                 {"test": [part(files.ref(f"{AAE}/all500_gold.conllu", f"{AAE_URL}/all500_gold.conllu"))]},
+                                 options={"unannotated_heads": True},
+                                 note="all500_gold.conllu, the file DialectBench evaluates (its subtype-fixed "
+                                      "edit, commit 14477bd); no UPOS, so DEP only; words with HEAD '_' (mostly "
+                                      "punctuation) are unannotated and skipped when scored"))
         elif code.startswith("dar-"):
             dialect = code.split("-")[1]
             datasets["qcri"] = ds(
@@ -246,6 +251,7 @@ def ner_og_codes(mirror: Path | None) -> set[str]:
 
 
 WIKIANN_HF = {"repo": "unimelb-nlp/wikiann", "revision": "main"}
+PANX_URL = f"{GH}/KyGao/token-level-classification/348bb8f13d083635f92d12e7d6f41d7f0bfb69f1/download/panx"
 JOHANSEN = (f"{GH}/ffaisal93/DialectBench/180f53a6f8aae2bbd3e2f450c76aecca3a6992af/data/NER/norwegian")
 OG_URL = f"{GH}/ffaisal93/DialectBench/ae1325c12b331a622e350692869473af7e859b78/data/NER/wikiann_og"
 
@@ -262,12 +268,19 @@ def ner(files: Files, og: set[str]) -> dict[str, Any]:
     }
     entries = []
     for name, code in varieties("ner"):
+        if code == "en":
+            splits = {s: [part(files.ref(f"wikiann-en-panx/{s}-en.tsv", f"{PANX_URL}/{s}-en.tsv"))]
+                      for s in ("train", "dev", "test")}
+            entries.append(entry(name, "wikiann", "iob", splits,
+                                 note="English source of the zero-shot transfer: the Rahimi et al. (2019) split "
+                                      "as XTREME's preprocessing writes it (token<TAB>tag, 'en:' prefix removed)"))
+            continue
         if code in {"bokmaal", "nynorsk", "samnorsk"}:
             prefix = f"norwegian-ner-johansen/{code}/no_{code}-ud"
             splits = {s: [part(files.ref(f"{prefix}-{s}.bioes", f"{JOHANSEN}/{code}/no_{code}-ud-{s}.bioes"))]
                       for s in ("train", "dev", "test")}
             entries.append(entry(name, "norwegian-ner", "iob", splits,
-                                 note="tag set GEO/ORG/OTH/PRS kept as is (seed 000 App. B)"))
+                                 note="tag set GEO/ORG/OTH/PRS kept as is (DialectBench App. B)"))
         elif code in og or files.exists(f"wikiann-og/wikiann-{code}.bio"):
             ref = files.ref(f"wikiann-og/wikiann-{code}.bio", f"{OG_URL}/{code}.tar.gz",
                             member=f"wikiann-{code}.bio")
@@ -428,7 +441,17 @@ def sa(files: Files) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------- TC / NLI / MRC
 SIB_URL = f"{GH}/dadelani/sib-200/593cea88519930f776c1a4a1980b6a35b39dca57/data/annotated"
 BELEBELE = {"repo": "facebook/belebele", "revision": "6674de7f93c928b071b4cbf8b45e8b413f3290d7"}
+BELEBELE_ENG = "belebele-eng-reformatted/eng_Latn.jsonl"
+BELEBELE_ENG_URL = f"{GH}/saeub/item-evaluation/c6332925bd1984396267a60a861227514edac484/data/belebele/eng_Latn.jsonl"
 NLI_HF = {"repo": "gmnlp/dialect_nli", "revision": "main"}
+MESH_URL = f"{GH}/GautamGupta17/MESH/68f82e29e71a4e425069ff398a61387c24c0f30d/data/xnli"
+AFRIXNLI_URL = f"{GH}/joynaomi81/Extending-AfriXNLI/d28055b46c67f8f81d8c12a04b81919b28980883"
+XNLI_LANGS = {"arb_Arab": "ar", "spa_Latn": "es", "tur_Latn": "tr", "zho_Hans": "zh"}
+XTREME_DEV = {"premise_column": 0, "hypothesis_column": 1, "label_column": 2, "header": False, "quoting": False}
+XTREME_TEST = {"premise_column": 0, "hypothesis_column": 1, "header": False, "quoting": False,
+               "label_column": "gold_label", "id_column": "pairID"}
+ENGLISH_FULL = {"premise_column": "sentence1", "hypothesis_column": "sentence2", "label_column": "gold_label",
+                "id_column": "pairID", "delimiter": ",", "header": True}
 XNLI_HF = {"repo": "facebook/xnli", "revision": "main"}
 
 
@@ -454,12 +477,24 @@ def nli(files: Files) -> dict[str, Any]:
                    "https://huggingface.co/datasets/facebook/xnli"),
     }
     entries = []
+    labels = files.ref("xnli/english-full/xnli.test.en.csv", f"{AFRIXNLI_URL}/test/xnli.test%20-%20english.csv")
     for name, code in varieties("nli"):
         if code == "eng_Latn":
-            splits = {s: [part(files.ref(f"xnli/en/{s}.tsv", hf={**XNLI_HF, "config": "en", "split": h}))]
-                      for s, h in (("train", "train"), ("dev", "validation"), ("test", "test"))}
-            entries.append(entry(name, "xnli", "pairs", splits, note="English source of the zero-shot transfer; "
-                                 "revision not pinned (could not be verified offline)"))
+            train = part(files.ref("xnli/xtreme-format/dev-en.tsv", f"{MESH_URL}/dev-en.tsv"), **XTREME_DEV)
+            test = part(labels, **ENGLISH_FULL)
+            entries.append(entry(name, "xnli", "pairs", {"train": [train], "test": [test]},
+                                 note="English source of the zero-shot transfer. DEVIATION: MultiNLI's training "
+                                      "set is not in the mirror; the XNLI English dev set (2490 pairs) is the "
+                                      "training set; the test set is the XNLI English test set (5010 pairs)"))
+            continue
+        if code in XNLI_LANGS:
+            lang = XNLI_LANGS[code]
+            text = files.ref(f"xnli/xtreme-format/test-{lang}.tsv", f"{MESH_URL}/test-{lang}.tsv")
+            test = {"files": {"path": text, "labels_path": labels}, "options": XTREME_TEST}
+            entries.append(entry(name, "xnli", "pairs", {"test": [test]},
+                                 note=f"DEVIATION: XNLI's human {lang} translation of the English test set, not "
+                                      "DialectBench's NLLB translate-test file (not in the mirror); labels from "
+                                      "the row-aligned English test file"))
             continue
         hf = {**NLI_HF, "config": code, "split": "test"}
         entries.append(entry(name, "dialect-nli", "pairs", {"test": [part(files.ref(f"dialect-nli/{code}/test.tsv",
@@ -473,6 +508,12 @@ def mrc(files: Files) -> dict[str, Any]:
                                "https://huggingface.co/datasets/facebook/belebele")}
     entries = []
     for name, code in varieties("mrc"):
+        if code == "eng_Latn" and files.exists(BELEBELE_ENG):
+            entries.append(entry(name, "belebele", "multiple_choice",
+                                 {"test": [part(files.ref(BELEBELE_ENG, BELEBELE_ENG_URL), layout="passages")]},
+                                 note="evaluation only (900 questions); a re-formatted copy (one passage per line "
+                                      "with its questions), read with layout: passages"))
+            continue
         hf = {**BELEBELE, "file": f"data/{code}.jsonl"}
         entries.append(entry(name, "belebele", "multiple_choice",
                              {"test": [part(files.ref(f"belebele/{code}.jsonl", hf=hf))]},
@@ -485,6 +526,8 @@ SDQA_URL = "https://raw.githubusercontent.com/ffaisal93/SD-QA/master"
 SDQA_LANG = {"english": ("eng", "english"), "arabic": ("ara", "arabic"), "bengali": ("ben", "bengali"),
              "korean": ("kor", "korean"), "swahili": ("swa", "swahili")}
 TYDI_GOLDP = "https://storage.googleapis.com/tydiqa/v1.1/tydiqa-goldp-v1.1-dev.json"
+GOLDP_URL = (f"{GH}/ffaisal93/DialectBench/162e647212564eab3e0eb9c9d208f51f15332400/data/Question-Answering/"
+             "SDQA-gold-task/dev")
 
 
 LOCALIZED = {"usa": "en-US", "kenya": "en-KE", "gbr": "en-GB", "aus": "en-AU", "irl": "en-IE",
@@ -502,7 +545,10 @@ def _asr_locale(lang: str, dialect: str) -> str:
 
 def eqa(files: Files) -> dict[str, Any]:
     datasets = {"sd-qa": ds("sd-qa", "SD-QA (dev split, ASR transcripts) over TyDi QA GoldP passages",
-                            "Apache-2.0 (SD-QA); TyDi QA is Apache-2.0", "https://github.com/ffaisal93/SD-QA")}
+                            "Apache-2.0 (SD-QA); TyDi QA is Apache-2.0", "https://github.com/ffaisal93/SD-QA"),
+                "sd-qa-goldp": ds("sd-qa", "SD-QA gold-passage task as built by DialectBench (SQuAD 1.1 JSON)",
+                                  "Apache-2.0 (DialectBench, SD-QA); passages from TyDi QA GoldP",
+                                  "https://github.com/ffaisal93/DialectBench")}
     entries = []
     for name, code in varieties("eqa"):
         lang, dialect = code.split("--")
@@ -513,6 +559,16 @@ def eqa(files: Files) -> dict[str, Any]:
                                   f"{SDQA_URL}/dev/{folder}/{dialect}/metadata.csv"),
             "contexts": files.ref("tydiqa/tydiqa-goldp-v1.1-dev.json", TYDI_GOLDP),
         }
+        goldp = f"sd-qa-goldp/dev/sdqa-dev-{lang}-{dialect}.json"
+        if files.exists(goldp):
+            entries.append(entry(name, "sd-qa-goldp", "squad",
+                                 {"test": [part(files.ref(goldp, f"{GOLDP_URL}/sdqa-dev-{lang}-{dialect}.json"),
+                                                check_spans=False)]},
+                                 note="DialectBench's SD-QA gold-passage dev set (TyDi QA GoldP passages, the "
+                                      "question = the dialect's ASR transcript); the test split of the runs (as "
+                                      "DialectBench's dev column, Table 14); one TyDi answer offset is 2 "
+                                      "characters off, so spans are not checked"))
+            continue
         entries.append(entry(name, "sd-qa", "sdqa", {"dev": [parts(files_)]},
                              options={"dialect": dialect, "asr_locale": _asr_locale(lang, dialect)},
                              note="dev split only in the mirror; the question is the dialect's ASR transcript "
@@ -579,7 +635,7 @@ def mt_dialect(files: Files) -> dict[str, Any]:
         src = codet_ref(files, folder, src_name)
         if standard:
             ref, pseudo = codet_ref(files, folder, standard), True
-            note = f"pseudo-reference: the system's translation of codet/{folder}/{standard} (seed 000 §3.2)"
+            note = f"pseudo-reference: the system's translation of codet/{folder}/{standard} (DialectBench §3.2)"
         else:
             ref, pseudo = codet_ref(files, folder, "Reference.eng"), False
             note = "English reference translation (the folder has no standard-variety file)"
@@ -636,7 +692,7 @@ def mt_region(files: Files, mirror: Path | None) -> dict[str, Any]:
         if not ps:
             raise SystemExit(f"mt-region: no files for {name} ({code})")
         entries.append(entry(name, "codet", "parallel", {"test": ps}, options={"pseudo_reference": True},
-                             note=note + "; pseudo-references (seed 000 §3.2)"))
+                             note=note + "; pseudo-references (DialectBench §3.2)"))
     return {"datasets": datasets, "entries": entries}
 
 

@@ -47,16 +47,22 @@ class ConlluStats:
     words: int
 
 
-def read_conllu(path: PathLike) -> Iterator[Sentence]:
+UNANNOTATED = -1  # the head of a word the treebank left unannotated (HEAD "_"); scorers skip it
+
+
+def read_conllu(path: PathLike, *, unannotated_heads: bool = False) -> Iterator[Sentence]:
     """Yield the sentences of a CoNLL-U file lazily. `example_id` is "<file stem>:<sent_id>" (the sentence's
-    0-based index when it has no sent_id; "@<index>" appended to a repeated sent_id)."""
-    return _sentences(existing(path))
+    0-based index when it has no sent_id; "@<index>" appended to a repeated sent_id).
+
+    unannotated_heads: accept HEAD "_" (TwitterAAE leaves most punctuation out of its trees) and give
+    such words the head UNANNOTATED, which the attachment scores skip instead of counting wrong."""
+    return _sentences(existing(path), unannotated_heads)
 
 
-def _sentences(path: Path) -> Iterator[Sentence]:
+def _sentences(path: Path, unannotated_heads: bool = False) -> Iterator[Sentence]:
     ids = IdMaker(path)
     multi_root: list[int] = []  # start lines of sentences with several roots
-    for index, block in enumerate(_blocks(path)):
+    for index, block in enumerate(_blocks(path, unannotated_heads)):
         if block.heads.count(0) > 1:
             multi_root.append(block.start)
         yield _sentence(block, ids(block.sent_id, index))
@@ -80,7 +86,7 @@ def _sentence(block: _Block, example_id: str) -> Sentence:
                     heads=tuple(block.heads), deprels=tuple(block.deprels), text=block.text)
 
 
-def _blocks(path: Path) -> Iterator[_Block]:
+def _blocks(path: Path, unannotated_heads: bool = False) -> Iterator[_Block]:
     block: _Block | None = None
     lines = read_text(path).split("\n")
     for number, line in enumerate(lines, 1):
@@ -95,7 +101,7 @@ def _blocks(path: Path) -> Iterator[_Block]:
         if line[0] == "#":
             _comment(path, number, line, block)
         else:
-            _token_line(path, number, line, block)
+            _token_line(path, number, line, block, unannotated_heads)
     if block is not None:
         yield _finish(path, block)
 
@@ -112,7 +118,7 @@ def _comment(path: Path, number: int, line: str, block: _Block) -> None:
             block.text = value.strip()
 
 
-def _token_line(path: Path, number: int, line: str, block: _Block) -> None:
+def _token_line(path: Path, number: int, line: str, block: _Block, unannotated_heads: bool = False) -> None:
     cols = line.split("\t")
     if len(cols) != 10:
         raise DataFormatError(path, number, f"expected 10 tab-separated columns, found {len(cols)}")
@@ -121,7 +127,7 @@ def _token_line(path: Path, number: int, line: str, block: _Block) -> None:
     if tid.isdigit():
         if ascii_int(tid) != expected:
             raise DataFormatError(path, number, f"word id {tid} out of order (expected {expected})")
-        _word(path, number, cols, block, expected)
+        _word(path, number, cols, block, expected, unannotated_heads)
     elif "-" in tid:
         _range(path, number, tid, block, expected)
     elif "." in tid:
@@ -130,8 +136,9 @@ def _token_line(path: Path, number: int, line: str, block: _Block) -> None:
         raise DataFormatError(path, number, f"bad id {tid!r} (expected an integer, a range a-b or n.k)")
 
 
-def _word(path: Path, number: int, cols: list[str], block: _Block, wid: int) -> None:
-    head = ascii_int(cols[6])
+def _word(path: Path, number: int, cols: list[str], block: _Block, wid: int,
+          unannotated_heads: bool = False) -> None:
+    head = UNANNOTATED if cols[6] == "_" and unannotated_heads else ascii_int(cols[6])
     if head is None:
         raise DataFormatError(path, number, f"HEAD {cols[6]!r} of word {wid} is not a non-negative integer")
     if wid > block.range_end:
@@ -189,7 +196,7 @@ def _check_tree(path: Path, block: _Block) -> None:
         while state[node] == 0:
             state[node] = 1
             path_.append(node)
-            node = block.heads[node - 1]
+            node = max(block.heads[node - 1], 0)  # an unannotated head (UNANNOTATED) ends a fragment
         if state[node] == 1:
             raise DataFormatError(path, block.head_lines[node - 1],
                                   f"HEAD cycle through word {node} (the sentence is not a tree)")

@@ -20,14 +20,23 @@ def read_pairs(path: PathLike, *, premise_column: Column = "premise", hypothesis
                label_column: Column = "label", id_column: Column | None = None, delimiter: str = "\t",
                header: bool = True, quoting: bool | None = None,
                label_map: Mapping[str, str] | None = None,
-               labels: Collection[str] | None = NLI_LABELS) -> Iterator[PairExample]:
+               labels: Collection[str] | None = NLI_LABELS,
+               labels_path: PathLike | None = None) -> Iterator[PairExample]:
     """Yield PairExamples. For .json/.jsonl files the columns are keys and delimiter/header/quoting are unused.
+
+    labels_path: a CSV file with a header, row-aligned with `path`, that holds the labels (`label_column`)
+    and ids (`id_column`) of a file that has only the text (XTREME's unlabelled XNLI test files, whose
+    labels are those of the English rows).
 
     label_map: raw label -> label (XNLI_LABEL_IDS for 0/1/2); labels: allowed labels after mapping
     (None = any). example_id: "<file stem>:<id value>" or "<file stem>:<row index>".
     A missing field or empty/unknown label raises DataFormatError naming the line.
     """
     p = existing(path)
+    if labels_path is not None:
+        rows = _aligned_rows(p, existing(labels_path), (premise_column, hypothesis_column),
+                             (label_column, id_column), delimiter, header, quoting)
+        return _pairs(p, rows, label_map, labels)
     columns = (premise_column, hypothesis_column, label_column, id_column)
     rows = _json_rows(p, columns) if p.suffix.lower() in _JSON_SUFFIXES else _table_rows(
         p, columns, delimiter, header, quoting)
@@ -45,6 +54,26 @@ def _table_rows(path: Path, columns: tuple, delimiter: str, header: bool, quotin
             what = "missing label; " if index[2] >= len(row.fields) else ""
             raise DataFormatError(path, row.line, f"{what}expected {table.width} fields, found {len(row.fields)}")
         values = [None if i is None else row.fields[i].strip() for i in index]
+        yield row.line, row.index, values
+
+
+def _aligned_rows(path: Path, labels_path: Path, text_columns: tuple, label_columns: tuple, delimiter: str,
+                  header: bool, quoting: bool | None):
+    """Text from `path`, label and id from the same row of `labels_path` (a headed CSV)."""
+    text = read_table(path, delimiter=delimiter, header=header, quoting=quoting)
+    gold = read_table(labels_path, delimiter=",", header=True, quoting=True)
+    if len(text.rows) != len(gold.rows):
+        raise DataFormatError(path, None, f"{len(text.rows)} rows, but the label file {labels_path.name} has "
+                                          f"{len(gold.rows)}: the files are not row-aligned")
+    if text.width is None:
+        return
+    t_index = [text.column(path, c, n) for c, n in zip(text_columns, ("premise", "hypothesis"))]
+    g_index = [None if c is None else gold.column(labels_path, c, n) for c, n in zip(label_columns, ("label", "id"))]
+    for row, grow in zip(text.rows, gold.rows):
+        if len(row.fields) != text.width:
+            raise DataFormatError(path, row.line, f"expected {text.width} fields, found {len(row.fields)}")
+        values = [row.fields[i].strip() for i in t_index]
+        values += [None if i is None else grow.fields[i].strip() for i in g_index]
         yield row.line, row.index, values
 
 

@@ -1,0 +1,108 @@
+"""Job flags: what makes a stored score less than it looks (DialectBench's "no silent artefacts" rule).
+
+Every finished job may carry flags in `extra["flags"]` (the store keeps them; the terminal summary, the
+report and `results export --all` show them):
+
+- `unseen_labels`: the test set has gold labels the model never saw in training; `share` is the fraction
+  of test examples with such a label (those are scored wrong whatever the model does);
+- `below_majority`: the score is below the test set's majority-class rate (`majority_rate`, in %), i.e.
+  below what always answering the most frequent test label would get in accuracy;
+- `fallbacks`: the number of test examples for which the model fell back to a default prediction
+  (a backend reports them through its fitted model's `fallbacks` counter; see `backends/base.py`);
+- `label_space`: the job was trained and scored only over the labels its training and test sets share
+  (in-cluster SA: the cluster representative's dataset has labels other datasets lack).
+
+Flags are data about a result, never a reason to drop it: a flagged score is stored like any other.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+FLAGS_KEY = "flags"
+# (task, setting) pairs trained and scored over the label space shared by the training and test sets
+SHARED_LABEL_SPACE = frozenset({("sa", "in-cluster")})
+
+
+def label_of(example: Any) -> str | None:
+    """The gold class of a classification example (text, pair, multiple choice), else None."""
+    if hasattr(example, "label"):
+        return str(example.label)
+    if hasattr(example, "answer") and hasattr(example, "options"):
+        return str(example.answer)
+    return None
+
+
+def label_counts(examples: Iterable[Any]) -> Counter:
+    labels = [label_of(ex) for ex in examples]
+    return Counter(x for x in labels if x is not None)
+
+
+def restrict(examples: Sequence[Any], labels: set[str]) -> list[Any]:
+    """The examples whose gold label is in `labels`."""
+    return [ex for ex in examples if label_of(ex) in labels]
+
+
+def shared_labels(train: Counter, test: Counter) -> set[str] | None:
+    """The label space of a shared-label-space job, or None when train and test already agree."""
+    if not train or not test or set(train) == set(test):
+        return None
+    return set(train) & set(test)
+
+
+def evaluation_flags(train_labels: Counter, golds: Sequence[Any], score: float | None, metric: str,
+                     *, fallbacks: int = 0, majority: bool = True) -> dict[str, Any]:
+    """The flags of one scored job (empty when nothing is wrong)."""
+    flags: dict[str, Any] = {}
+    test = label_counts(golds)
+    n = sum(test.values())
+    if train_labels and n:
+        unseen = sorted(set(test) - set(train_labels))
+        if unseen:
+            flags["unseen_labels"] = {"share": round(sum(test[x] for x in unseen) / n, 4), "labels": unseen}
+        if majority and score is not None:
+            rate = 100.0 * test.most_common(1)[0][1] / n
+            if score < rate:
+                flags["below_majority"] = {"score": round(float(score), 2), "majority_rate": round(rate, 2),
+                                           "metric": metric}
+    if fallbacks:
+        flags["fallbacks"] = int(fallbacks)
+    return flags
+
+
+def describe(flags: dict[str, Any]) -> list[str]:
+    """One short phrase per flag, for the terminal, the report and exports."""
+    out = []
+    if "unseen_labels" in flags:
+        f = flags["unseen_labels"]
+        out.append(f"{100 * f['share']:.1f}% of test examples have labels unseen in training "
+                   f"({', '.join(f['labels'])})")
+    if "below_majority" in flags:
+        f = flags["below_majority"]
+        out.append(f"score {f['score']:.2f} is below the majority-class rate {f['majority_rate']:.2f}")
+    if "fallbacks" in flags:
+        out.append(f"{flags['fallbacks']} prediction(s) fell back to a default answer")
+    if "label_space" in flags:
+        f = flags["label_space"]
+        out.append(f"trained and scored on the shared labels {', '.join(f['labels'])} "
+                   f"({f['test_dropped']} test and {f['train_dropped']} training example(s) left out)")
+    for key in sorted(set(flags) - {"unseen_labels", "below_majority", "fallbacks", "label_space"}):
+        out.append(f"{key}: {flags[key]}")  # a flag a backend added that this module does not know
+    return out
+
+
+def flag_text(extra: dict[str, Any] | None) -> str:
+    """`extra`'s flags as one line ("" when none)."""
+    flags = (extra or {}).get(FLAGS_KEY) or {}
+    return "; ".join(describe(flags))
+
+
+WARN_FLAGS = ("unseen_labels", "below_majority", "fallbacks")
+
+
+def needs_warning(extra: dict[str, Any] | None) -> bool:
+    """Flags that make a score untrustworthy (the shared label space alone is a recorded choice)."""
+    flags = (extra or {}).get(FLAGS_KEY) or {}
+    return any(k in flags for k in WARN_FLAGS) or bool(set(flags) - {*WARN_FLAGS, "label_space"})

@@ -1,0 +1,180 @@
+"""No silent artefacts: SA in-variety by default, in-cluster SA over the shared label space, and the job flags
+(unseen test labels, below the majority rate, fallbacks) in the store, the terminal, the export and the report."""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import pytest
+from runner_fakes import FakeSource
+from typer.testing import CliRunner
+
+from dialectbench.cli.main import app
+from dialectbench.data.examples import TextExample
+from dialectbench.runner import Store, build_plan, run
+from dialectbench.runner.flags import evaluation_flags, flag_text, shared_labels
+
+run_mod = importlib.import_module("dialectbench.runner.run")
+
+
+def _texts(prefix: str, labels: Sequence[str]) -> list[TextExample]:
+    return [TextExample(f"{prefix}-{i}", f"{label} text {i}", label) for i, label in enumerate(labels)]
+
+
+def sa_data() -> dict:
+    """Standard arabic (the SA representative) has `objective`; tunisian has only positive/negative and a
+    test label (`neutral`) that its train split lacks; moroccan is 80% negative."""
+    return {
+        ("sa", "standard arabic"): {"train": _texts("msa-tr", ["positive", "negative", "objective"] * 4),
+                                    "test": _texts("msa-te", ["positive", "negative", "objective"] * 2)},
+        ("sa", "tunisian arabic"): {"train": _texts("tun-tr", ["positive", "negative"] * 5),
+                                    "test": _texts("tun-te", ["positive", "negative", "positive", "neutral"])},
+        ("sa", "moroccan arabic"): {"train": _texts("mar-tr", ["positive", "negative"] * 5),
+                                    "test": _texts("mar-te", ["negative"] * 8 + ["positive"] * 2)},
+    }
+
+
+class _Model:
+    """Predicts the first word of the text (the gold label) except for `wrong`, which it always answers;
+    counts the examples where it 'fell back' (texts of the label `fallback_on`)."""
+
+    def __init__(self, labels: set[str], wrong: str | None, fallback_on: str | None) -> None:
+        self.labels, self.wrong, self.fallback_on = labels, wrong, fallback_on
+        self.fallbacks = 0
+
+    def predict(self, examples: Sequence[Any]) -> list[str]:
+        out = []
+        for ex in examples:
+            gold = ex.text.split()[0]
+            if gold == self.fallback_on:
+                self.fallbacks += 1
+            out.append(self.wrong if self.wrong else (gold if gold in self.labels else min(self.labels)))
+        return out
+
+
+class LabelBackend:
+    name = "labels"
+    config: ClassVar[dict] = {}
+
+    def __init__(self, wrong_for: dict[str, str] | None = None, fallback_on: str | None = None) -> None:
+        self.fits: list[Counter] = []
+        self.wrong_for, self.fallback_on = wrong_for or {}, fallback_on
+
+    def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None, *, seed: int = 0) -> _Model:
+        labels = Counter(ex.label for ex in train)
+        self.fits.append(labels)
+        first = train[0].example_id.split("-")[0]
+        return _Model(set(labels), self.wrong_for.get(first), self.fallback_on)
+
+
+def _run(tmp_path, **kw):
+    kw.setdefault("source", FakeSource(sa_data()))
+    kw.setdefault("backend", LabelBackend())
+    return run(store=tmp_path / "r.sqlite", tasks=["sa"], **kw)
+
+
+def _extras(store) -> dict[tuple[str, str], dict]:
+    import json
+
+    with Store(store) as db:
+        rows = db.conn.execute("SELECT setting, variety, extra FROM scores").fetchall()
+    return {(r[0], r[1]): json.loads(r[2]) for r in rows}
+
+
+def test_sa_runs_in_variety_by_default_and_in_cluster_only_when_asked():
+    src = FakeSource(sa_data())
+    plan = build_plan(src, model="m")
+    assert {(j.setting, j.variety, j.train_on) for j in plan.jobs} == {
+        ("in-variety", v, v) for v in ("standard arabic", "tunisian arabic", "moroccan arabic")}
+    asked = build_plan(src, model="m", settings=["in-cluster"])
+    assert {j.train_on for j in asked.jobs} == {"standard arabic"} and len(asked.jobs) == 3
+    # in-cluster SA is keyed apart from a plain fit on the same training set (it trains on fewer labels)
+    iv = {j.variety: j.key for j in plan.jobs}
+    assert {j.key for j in asked.jobs}.isdisjoint(iv.values())
+
+
+def test_in_cluster_sa_trains_and_scores_over_the_shared_label_space(tmp_path):
+    backend = LabelBackend()
+    result = _run(tmp_path, backend=backend, settings=["in-cluster"])
+    assert result.counts["done"] == 3
+    # one fit on all of standard arabic's labels, one on the two labels the dialect sets share with it
+    assert [sorted(f) for f in backend.fits] == [["negative", "objective", "positive"], ["negative", "positive"]]
+    extras = _extras(result.store)
+    tun = extras[("in-cluster", "tunisian arabic")]["flags"]["label_space"]
+    assert tun == {"labels": ["negative", "positive"], "test_dropped": 1, "train_dropped": 4}
+    assert "label_space" not in extras[("in-cluster", "standard arabic")].get("flags", {})
+    with Store(result.store) as db:
+        n = {r["variety"]: r["n"] for r in db.scores()}
+    assert n["tunisian arabic"] == 3  # the `neutral` test example is not scored
+
+
+def test_unseen_test_labels_and_below_majority_scores_are_flagged(tmp_path):
+    backend = LabelBackend(wrong_for={"mar": "positive"})
+    result = _run(tmp_path, backend=backend)
+    extras = _extras(result.store)
+    tun = extras[("in-variety", "tunisian arabic")]["flags"]
+    assert tun["unseen_labels"] == {"share": 0.25, "labels": ["neutral"]}
+    mar = extras[("in-variety", "moroccan arabic")]["flags"]["below_majority"]
+    assert mar["majority_rate"] == 80.0 and mar["score"] == 20.0
+    assert "flags" not in extras[("in-variety", "standard arabic")]
+
+
+def test_fallbacks_are_counted_per_job(tmp_path):
+    result = _run(tmp_path, backend=LabelBackend(fallback_on="negative"))
+    extras = _extras(result.store)
+    assert extras[("in-variety", "moroccan arabic")]["flags"]["fallbacks"] == 8
+    assert extras[("in-variety", "standard arabic")]["flags"]["fallbacks"] == 2
+
+
+def test_flag_helpers():
+    assert shared_labels(Counter(a=1, b=1), Counter(a=1, b=2)) is None
+    assert shared_labels(Counter(a=1, b=1, c=1), Counter(a=1)) == {"a"}
+    golds = _texts("x", ["a", "a", "a", "b"])
+    assert evaluation_flags(Counter(a=3, b=1), golds, 80.0, "accuracy") == {}
+    flags = evaluation_flags(Counter(a=3), golds, 50.0, "accuracy", fallbacks=2)
+    assert set(flags) == {"unseen_labels", "below_majority", "fallbacks"}
+    text = flag_text({"flags": flags})
+    assert "25.0% of test examples" in text and "below the majority-class rate 75.00" in text
+    assert "2 prediction(s) fell back" in text and flag_text({}) == ""
+
+
+@pytest.fixture
+def flagged_cli(monkeypatch):
+    monkeypatch.setattr(run_mod, "_open_source", lambda data_dir: FakeSource(sa_data()))
+    monkeypatch.setattr(run_mod, "_get_backend", lambda model: LabelBackend(wrong_for={"mar": "positive"}))
+
+
+def test_cli_warns_exports_and_reports_the_flags(tmp_path, flagged_cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    store = tmp_path / "r.sqlite"
+    out = CliRunner().invoke(app, ["run", "--tasks", "sa", "--store", str(store), "--no-report"])
+    assert out.exit_code == 0, out.output
+    assert "2 score(s) flagged" in out.stderr
+    line = next(x for x in out.stderr.splitlines() if "moroccan arabic:" in x)
+    assert "below the majority-class rate 80.00" in line  # one line, never wrapped
+    exported = CliRunner().invoke(app, ["results", "export", "--all", "--store", str(store), "-f", "json"])
+    import json
+
+    rows = {r["variety"]: r for r in json.loads(exported.stdout)}
+    assert "labels unseen in training (neutral)" in rows["tunisian arabic"]["flags"]
+    assert rows["standard arabic"]["flags"] == ""
+    from dialectbench.report.inputs import load_input
+    from dialectbench.report.model import build_data
+    from dialectbench.report.tables import all_tables
+
+    tables = all_tables(build_data(load_input(store), n_resamples=10))
+    flagged = next(t for t in tables if t.key == "flagged_scores")
+    assert {r["variety"] for r in flagged.rows} == {"tunisian arabic", "moroccan arabic"}
+
+
+def test_in_cluster_sa_with_no_shared_label_is_a_skip_not_a_score(tmp_path):
+    data = sa_data()
+    data[("sa", "tunisian arabic")]["test"] = _texts("tun-te", ["neutral", "neutral"])
+    result = _run(tmp_path, source=FakeSource(data), settings=["in-cluster"])
+    (skipped,) = [r for r in result.problems if r.status == "skipped"]
+    assert skipped.variety == "tunisian arabic" and "share no label" in skipped.message
+    with Store(result.store) as db:
+        assert "tunisian arabic" not in {r["variety"] for r in db.scores()}
