@@ -312,7 +312,7 @@ def test_secrets_never_stored_or_printed(server, tmp_path, monkeypatch):
             backend_options={"mode": "generate"})
         sent = json.dumps(server.requests[-1]["headers"])
         assert ("sk-secret-4242" if name == "key" else "Basic ") in sent  # the server got it, and echoes it
-    blob = b"".join(p.read_bytes() for p in tmp_path.glob("s.db*"))
+    blob = b"".join(p.read_bytes() for p in tmp_path.rglob("s.db*") if p.is_file())  # store, WAL, run locks
     assert b"sk-secret-4242" not in blob and b"hunter2pw" not in blob and b"alice" not in blob
     assert b"YWxpY2U6aHVudGVyMnB3" not in blob  # base64 of alice:hunter2pw, as httpx sends it
     with Store(tmp_path / "s.db") as db:

@@ -1,6 +1,6 @@
-"""Analysis on the scores-table contract: max-obtainable scores, task and cluster summaries (seed 000
-Tables 3, 23-31), dialect gaps (seed 000 §3.3, Table 4), generalized-entropy unfairness with its
-within/between decomposition (seed 001 §3), bootstrap intervals and paired tests, rank correlation."""
+"""Analysis on the scores-table contract: max-obtainable scores, task and cluster summaries (DialectBench
+Tables 3, 23-31), dialect gaps (DialectBench §3.3, Table 4), generalized-entropy unfairness with its
+within/between decomposition (SD-QA §3), bootstrap intervals and paired tests, rank correlation."""
 
 from dialectbench.analysis.fairness import GEResult, avg_pop, generalized_entropy, max_min
 from dialectbench.analysis.gaps import GAPS, gaps, variety_gaps

@@ -1,10 +1,10 @@
-"""Unfairness measures of seed 001 §3: the generalized entropy index with its exact within/between
+"""Unfairness measures of SD-QA §3: the generalized entropy index with its exact within/between
 decomposition, population-weighted averages and max - min.
 
 E^a(b) = 1/(n a (a-1)) * sum_i[(b_i/mu)^a - 1]. For groups g with n_g members, mean mu_g, r_g = mu_g/mu:
   within  = sum_g w_g E^a(b^g),  w_g = (n_g/n) r_g^a
   between = sum_g (n_g/(n a (a-1))) (r_g^a - 1)   (= E^a of the vector with each b_i replaced by mu_g)
-and total = within + between exactly. The per-group components are laid out as seed 001 Tables 16-18:
+and total = within + between exactly. The per-group components are laid out as SD-QA Tables 16-18:
 each group's *weighted* within term (the Table 16 en-US row: the eleven per-dialect within values plus
 the between value add up to the printed total 0.02456) and its between term (negative when the group is
 below the overall mean - "treated unfairly with respect to the rest").
@@ -102,7 +102,7 @@ def avg_pop(values: Sequence[float], populations: Sequence[float | None]) -> flo
 
 
 def max_min(values: Sequence[float]) -> float:
-    """max - min: the simplest unfairness proxy of seed 001 §3 (NaN values ignored)."""
+    """max - min: the simplest unfairness proxy of SD-QA §3 (NaN values ignored)."""
     v = np.asarray(values, dtype=float)
     v = v[~np.isnan(v)]
     return float(v.max() - v.min()) if v.size else float("nan")

@@ -1,4 +1,4 @@
-"""Dialect gap metrics of seed 000 §3.3 and Table 4.
+"""Dialect gap metrics of DialectBench §3.3 and Table 4.
 
 G_t(u, v) = (S_t(u) - S_t(v)) / S_t(u), reported in percent, per model, for three variants:
   eng_eng  G_eng(eng, v):  zero-shot scores; baseline = English (the anglic representative) in zero-shot.

@@ -130,7 +130,7 @@ def paired_bootstrap(a, b, n_resamples: int = 1000, confidence: float = 0.95, se
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> SpearmanResult:
-    """Spearman rank correlation (scipy) of paired values, e.g. per-variety WER vs downstream F1 (seed 001
+    """Spearman rank correlation (scipy) of paired values, e.g. per-variety WER vs downstream F1 (SD-QA
     Table 15). Pairs with a NaN are dropped; rho is NaN with fewer than 2 pairs or a constant side."""
     xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if xa.shape != ya.shape or xa.ndim != 1:

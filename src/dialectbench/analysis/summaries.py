@@ -1,4 +1,4 @@
-"""Max-obtainable scores and the summaries of seed 000 Table 3 and Tables 23-31."""
+"""Max-obtainable scores and the summaries of DialectBench Table 3 and Tables 23-31."""
 
 from __future__ import annotations
 

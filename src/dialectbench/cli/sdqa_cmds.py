@@ -61,7 +61,7 @@ _DEMO_VIEW = typer.Option("wer", "--view", help="For csv/json: wer | qa | unfair
 
 _WER_LANG = typer.Option("eng", "--lang", help="SD-QA language: eng, ara, ben, kor, swa, or all (every language "
                          "present in --data-dir for --split).")
-_COMPARE = typer.Option(False, "--compare-paper", help="Also print seed 001 Table 2's cells beside ours (dev).")
+_COMPARE = typer.Option(False, "--compare-paper", help="Also print SD-QA Table 2's cells beside ours (dev).")
 _WER_VIEWS = ("dialects", "table2", "gender", "age", "unfairness", "table12", "metadata", "paper", "utterances")
 
 

@@ -149,7 +149,7 @@ def _variety_problems(path: Path, node: Any, cat: UserTaskCatalogue) -> list[str
         known_cluster = v.cluster in reg.clusters() and v.cluster not in _user_clusters()
         if v.representative and known_cluster:
             problems.append(f"{_where(path, node, ('varieties', i, 'representative'))}: {v.cluster!r} is a "
-                            "paper cluster; its representative is fixed by seed 000 Table 9")
+                            "paper cluster; its representative is fixed by DialectBench Table 9")
         declared[lookup_key(v.name)] = v
     reps = [v for v in cat.varieties if v.representative]
     for cluster in {v.cluster for v in reps}:

@@ -3,7 +3,7 @@
 All figures come from one call to sklearn's `precision_recall_fscore_support` / `accuracy_score` over
 the labels present in gold or predictions (`zero_division=0`, as sklearn's classification_report that
 DialectBench's DId script printed). Per-label F1 is kept: DialectBench scores each DId variety by the F1
-of its own class (seed 000 Table 16; e.g. portuguese (m:written) 17.4 in Table 28).
+of its own class (DialectBench Table 16; e.g. portuguese (m:written) 17.4 in Table 28).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _sig(primary: str) -> str:
 
 def multiple_choice_accuracy(gold_indices: Sequence[int], pred_indices: Sequence[int], *,
                              primary: str = "accuracy") -> MetricResult:
-    """Multiple-choice accuracy (Belebele); macro F1 over option indices in extra (what seed 000 Table 19
+    """Multiple-choice accuracy (Belebele); macro F1 over option indices in extra (what DialectBench Table 19
     and Table 30 print as F1). `primary="macro"` makes that F1 the score."""
     res = classification_scores([int(g) for g in gold_indices], [int(p) for p in pred_indices],
                                 primary=primary)

@@ -1,6 +1,6 @@
 """Sequence labelling: POS tagging accuracy/F1 and entity F1, on seqeval.
 
-POS "F1" in DialectBench (seed 000 Table 11) is what the authors' HF token-classification script
+POS "F1" in DialectBench (Table 11) is what the authors' HF token-classification script
 (scripts/pos_tagging/run_pos_tagging.py) reports: seqeval's default (lenient, CoNLL-2000) overall F1
 computed on the raw UPOS strings. seqeval then reads the first letter of a UPOS tag as a chunk prefix
 (NOUN -> type "OUN"; runs of the same tag merge into one chunk), so this F1 differs from token accuracy.

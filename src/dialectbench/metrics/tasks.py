@@ -1,7 +1,7 @@
 """`score_task`: the primary metric of each DialectBench task, computed from gold examples and the
 predictions a backend returns (types in dialectbench.backends.base).
 
-Primary metric per task, chosen to match what seed 000 prints (checked against its Tables 3 and 23-31
+Primary metric per task, chosen to match what DialectBench prints (checked against its Tables 3 and 23-31
 and the original result files in dialectbench-original/results):
   dep  UAS (LAS in extra)                      - Table 10 "We report UAS"
   pos  F1 = seqeval on raw UPOS (accuracy in extra) - Table 11 values are the script's f1, not accuracy

@@ -1,4 +1,4 @@
-"""`report --compare paper`: your models ranked beside the published ones (seed 000 Tables 10-20).
+"""`report --compare paper`: your models ranked beside the published ones (DialectBench Tables 10-20).
 
 The published rows join the scores as models named "<model> (published)", for each task only on the
 varieties both sides have (an average over different varieties would not compare), and the report

@@ -260,7 +260,7 @@ def leaderboard_table(data: ReportData, task: str) -> Table:
             Column("coverage", "Varieties")]
     note = ("Per model: mean and minimum of its best score per variety. Models missing some "
             "varieties rank after complete ones (their averages cover fewer varieties).")
-    if data.comparison is not None:  # --compare paper: "(published)" rows are seed 000's
+    if data.comparison is not None:  # --compare paper: "(published)" rows are DialectBench's
         note += " " + data.comparison.note(task)
     return Table(f"leaderboard_{task}", f"Leaderboard: {_task_label(task)}", cols, rows, task=task, note=note)
 

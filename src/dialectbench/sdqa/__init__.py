@@ -1,4 +1,4 @@
-"""Spoken dialectal QA (seed 001, SD-QA): ASR backends, WER by dialect with gender/age breakdowns,
+"""Spoken dialectal QA (SD-QA): ASR backends, WER by dialect with gender/age breakdowns,
 generalized-entropy unfairness, the TyDi-QA primary tasks on transcribed questions, and an offline demo."""
 
 from dialectbench.sdqa.asr import (

@@ -1,4 +1,4 @@
-"""The SD-QA dialects (seed 001 Tables 1, 6, 7): the data's folder codes, the paper's labels, the
+"""The SD-QA dialects (SD-QA Tables 1, 6, 7): the data's folder codes, the paper's labels, the
 country whose localized ASR model serves each dialect, and the Ethnologue populations (millions) used
 for the population-weighted average avg_pop, read from the packaged `dialects.csv` (which names its
 source)."""
@@ -27,7 +27,7 @@ class Dialect:
     lang: str        # SD-QA language code (eng, ara, ben, kor, swa)
     label: str       # the paper's column label (e.g. "SCO")
     country: str     # ISO 3166 alpha-2 of the localized ASR model's locale (e.g. "GB" -> en-GB)
-    population: float  # millions, seed 001 Table 7 (Ethnologue); see dialects.csv
+    population: float  # millions, SD-QA Table 7 (Ethnologue); see dialects.csv
     region: str = ""   # the paper's region name (Table 7)
 
 

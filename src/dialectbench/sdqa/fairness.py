@@ -1,4 +1,4 @@
-"""Generalized entropy with its within/between decomposition (seed 001 §3), per group: a thin view over
+"""Generalized entropy with its within/between decomposition (SD-QA §3), per group: a thin view over
 `dialectbench.analysis.generalized_entropy` keyed by group name, with an all-zero benefit (nobody
 benefits) reported as undefined (NaN) instead of an error, so a table row can say so."""
 

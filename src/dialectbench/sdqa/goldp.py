@@ -2,7 +2,7 @@
 <dialect>.json`, SQuAD 1.1 layout, built by DialectBench from TyDi QA GoldP): each dialect's file asks the
 same questions about the same passages, the question being that dialect's ASR transcript.
 
-Per question we score the minimal answer with SQuAD F1 (the benefit for unfairness, seed 001 §3), then per
+Per question we score the minimal answer with SQuAD F1 (the benefit for unfairness, SD-QA §3), then per
 dialect the mean F1 (Table 4 layout), the generalized-entropy unfairness per language and over all dialects
 (Table 5 layout), the Spearman correlation of WER with F1 per language (Table 15 layout: across questions,
 and across dialects as the paper plots it), and F1 ~ WER + (1 | dialect) with statsmodels (§4).

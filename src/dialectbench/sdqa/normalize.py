@@ -1,4 +1,4 @@
-"""Text normalization for WER, the same rules for the five SD-QA languages (seed 001 Table 2).
+"""Text normalization for WER, the same rules for the five SD-QA languages (SD-QA Table 2).
 
 Both sides are put in Unicode NFC first (the mirror's Bengali is NFC: nukta letters decomposed) and split on
 whitespace, so a word is a whitespace-separated token in every script: a Korean eojeol, a Bengali or Arabic

@@ -1,4 +1,4 @@
-"""Systematic search for the WER settings that reproduce seed 001 Table 2 from the released transcripts:
+"""Systematic search for the WER settings that reproduce SD-QA Table 2 from the released transcripts:
 every normalization x aggregation x question subset x missing-transcript handling, scored by how many of
 the 21 English dev cells land within 0.5 WER points of the paper.
 

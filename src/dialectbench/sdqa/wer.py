@@ -1,4 +1,4 @@
-"""WER per dialect and ASR model (seed 001 Table 2), breakdowns by speaker gender and age (Tables 13-14)
+"""WER per dialect and ASR model (SD-QA Table 2), breakdowns by speaker gender and age (Tables 13-14)
 and ASR unfairness by generalized entropy with benefit = 1 - WER per utterance (Tables 12 and 16).
 
 Defaults reproduce the paper from the released transcripts: normalization `paper`, corpus-pooled WER
@@ -138,7 +138,7 @@ def dialect_table(corpus: SDQACorpus, utt: pd.DataFrame, aggregation: str = "cor
                 on=["row", "model", "dialect"])
     infos = [dialect_info(corpus.lang, d) for d in t["dialect"]]
     t["label"] = [i.label if i else d for i, d in zip(infos, t["dialect"])]
-    t["population"] = [i.population if i else None for i in infos]  # millions, seed 001 Table 7
+    t["population"] = [i.population if i else None for i in infos]  # millions, SD-QA Table 7
     t["lang"] = corpus.lang
     return t[["lang", "row", "dialect", "label", "model", "wer", "n", "empty", "population"]]
 

@@ -1,4 +1,4 @@
-"""Task specs (seed 000 Tables 1-2, from tasks.yaml) and cluster representatives (Table 9)."""
+"""Task specs (DialectBench Tables 1-2, from tasks.yaml) and cluster representatives (Table 9)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from dialectbench.varieties.registry import RegistryDataError
 
 Category = Literal["structured prediction", "sentence classification", "question answering", "text generation"]
 MT_TASKS = ("mt-dialect", "mt-region")
-ENGLISH = "english"  # the zero-shot source variety: English training data (seed 000 section 3.2, setting 4)
+ENGLISH = "english"  # the zero-shot source variety: English training data (DialectBench section 3.2, setting 4)
 # Table 2: zero-shot means fine-tuning on English and testing on the variety, except for MT, where a
 # pretrained translation model is applied without any fine-tuning (there is no source variety).
 _NO_ENGLISH_SOURCE = frozenset(MT_TASKS)
@@ -165,7 +165,7 @@ def _representative(task: str, cluster: str) -> Representative:
 
 
 def representative(cluster: str, task: str) -> Variety:
-    """The cluster representative of `cluster` for `task` (seed 000 Table 9).
+    """The cluster representative of `cluster` for `task` (DialectBench Table 9).
 
     Table 9 leaves out clusters with a single variety in a task; that variety represents itself.
     Raises LookupError when the cluster has no variety in the task.

@@ -1,4 +1,4 @@
-"""The variety registry: the 281 varieties of DialectBench (seed 000, Table 8) in 40 clusters.
+"""The variety registry: the 281 varieties of DialectBench (DialectBench, Table 8) in 40 clusters.
 
 The table is `varieties.csv` in this package, one row per variety (edit it in a pull request):
 cluster, name (canonical, lower case: ``{glottolog name} (a:…, r:…, m:…, o:…, i:…)``), glottocode (empty where

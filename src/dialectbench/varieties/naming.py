@@ -1,4 +1,4 @@
-"""The DialectBench naming convention (seed 000, section 2).
+"""The DialectBench naming convention (DialectBench section 2).
 
 A variety is named ``{Glottolog name} (a:…, r:…, m:…, o:…, i:…)``: area, register, mode, orthography and
 a dataset-specific identifier, each optional, written in that order. A trailing parenthesis without any

@@ -73,7 +73,7 @@ def _completion(transcribed: pd.DataFrame) -> pd.DataFrame:
 
 
 def paper_scores(*, metrics: str = "published", split: str | None = "test") -> pd.DataFrame:
-    """Per-variety scores of seed 000 Tables 10-20 as a scores table (a fresh copy).
+    """Per-variety scores of DialectBench Tables 10-20 as a scores table (a fresh copy).
 
     metrics: "published" (default) - one row per (task, variety, model, setting), holding the metric the
              paper's own summaries use: the task's primary metric, except SA where the larger of accuracy

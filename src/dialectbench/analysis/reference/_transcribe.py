@@ -1,4 +1,4 @@
-"""Maintainer tool: regenerate the packaged reference CSVs from the text of seed 000 (DialectBench).
+"""Maintainer tool: regenerate the packaged reference CSVs from the text of DialectBench (DialectBench).
 
 Never imported at runtime; the CSVs next to this file are the artefact. Run as
 `python -m dialectbench.analysis.reference._transcribe PAPER.txt [OUT_DIR]`.

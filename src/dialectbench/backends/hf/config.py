@@ -1,6 +1,6 @@
 """Per-task fine-tuning and inference defaults, in one table.
 
-Values follow common practice for base-size encoders (seed 000 does not print its hyper-parameters):
+Values follow common practice for base-size encoders (DialectBench does not print its hyper-parameters):
 token tasks and parsing train longer with a larger head learning rate; QA uses SQuAD's 384/128 windows.
 Any field can be overridden per backend (`HFBackend(..., overrides={"epochs": 1})`) or per task
 (`overrides={"pos": {"epochs": 1}}`).

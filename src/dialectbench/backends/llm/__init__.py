@@ -1,4 +1,4 @@
-"""OpenAI-compatible LLM backend (in-context learning, seed 000 §3.2 item 5 / Appendix I).
+"""OpenAI-compatible LLM backend (in-context learning, DialectBench §3.2 item 5 / Appendix I).
 
     get_backend("llm:http://127.0.0.1:8000/v1", model="mistralai/Mistral-7B-Instruct-v0.2", k_shots=4)
 

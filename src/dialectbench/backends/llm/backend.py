@@ -1,4 +1,4 @@
-"""In-context learning (seed 000 §3.2 item 5, `icl` setting) over an engine: an OpenAI-compatible server
+"""In-context learning (DialectBench §3.2 item 5, `icl` setting) over an engine: an OpenAI-compatible server
 (`llm:<url>`, this module) or a causal LM in-process (`hf-causal:<id>`, backends.hf_causal).
 
 `fit` fits nothing: it draws k seeded demonstrations from the training data (balanced over labels for

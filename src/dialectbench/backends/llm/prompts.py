@@ -1,4 +1,4 @@
-"""Task prompts (seed 000 Appendix I, adapted from Super-NaturalInstructions) and answer parsing.
+"""Task prompts (DialectBench Appendix I, adapted from Super-NaturalInstructions) and answer parsing.
 
 The prompt is one user message: the instruction, k demonstrations, then the test input with an empty
 answer slot ("Label:", "Answer:", ...), as in the paper's templates.
@@ -15,7 +15,7 @@ import yaml
 
 CLASSIFICATION = ("did", "sa", "tc", "nli")
 TOKEN_TASKS = ("dep", "pos", "ner")
-# seed 000 Appendix I: 4 demonstrations for SA, 2 for EQA (long passages); the others follow SA
+# DialectBench Appendix I: 4 demonstrations for SA, 2 for EQA (long passages); the others follow SA
 DEFAULT_K = {"eqa": 2}
 DEFAULT_K_OTHER = 4
 

@@ -4,7 +4,7 @@
 
 Every sentence comes from the templates and word lists below (written for this package; nothing is taken
 from any dataset). Each task gets at least two clusters with at least two varieties each, the cluster
-representatives of seed 000 Table 9, and English train/dev/test data for zero-shot transfer. The files are
+representatives of DialectBench Table 9, and English train/dev/test data for zero-shot transfer. The files are
 read by the same readers as the real data (CoNLL-U, WikiANN-style IOB, DSL-TL-style TSV, SIB-200-style TSV,
 XNLI-style TSV, Belebele-style JSONL, SQuAD JSON, CODET-style parallel text), through `<task>.yaml`
 catalogues that use the same schema as the real catalogue.
