@@ -87,7 +87,7 @@ def emit(rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = Non
 def _column_widths(rows: Sequence[dict[str, Any]], cols: list[str], width: int) -> list[int | None]:
     """Fixed column widths such that numbers never wrap and text wraps between words, not inside one,
     when the terminal is wide enough for that (None: let rich decide, folding long words as before)."""
-    need, whole, cells_only = [], [], []
+    need, whole, cells_only, short_words, short_headed = [], [], [], [], []
     for c in cols:
         cells = [_cell(r.get(c)).replace(",", ", ") if isinstance(r.get(c), (list, tuple, set, frozenset))
                  else _cell(r.get(c)) for r in rows]
@@ -98,12 +98,15 @@ def _column_widths(rows: Sequence[dict[str, Any]], cols: list[str], width: int) 
         need.append(full)
         whole.append(full if numeric else min(words, 24))  # headers and cells whole
         cells_only.append(max(len(v) for v in cells) if numeric and cells else min(cell_words, 24))
+        short_words.append(cells_only[-1] if numeric else min(cell_words, 12))  # only long words fold
+        short_headed.append(max(short_words[-1], min(len(c), 12)) if numeric else short_words[-1])
     room = width - 3 * len(cols) - 1  # borders and padding
     if sum(need) <= room:
         return [None] * len(cols)  # everything fits on one line: rich's own layout
-    # headers whole if possible, else only the cells (a long header may then fold), else rich's folding
-    least = whole if sum(whole) <= room else cells_only
-    if sum(least) > room:
+    # headers whole if possible, else only the cells (a long header may then fold), else words of up to 12
+    # characters whole, else rich's folding
+    least = next((w for w in (whole, cells_only, short_headed, short_words) if sum(w) <= room), None)
+    if least is None:
         return [None] * len(cols)
     widths = list(least)
     spare = room - sum(widths)
