@@ -227,6 +227,9 @@ JOB_BUDGET_OPT = typer.Option(None, "--job-budget", min=1.0, help="Seconds one i
                               "(default 1800).")
 RESCORE_OPT = typer.Option(False, "--rescore", help="Re-score icl jobs from the stored request cache, asking "
                            "no model (implies --rerun).")
+LOG_SAMPLES_OPT = typer.Option(False, "--log-samples", help="icl: store each example's exact prompt and raw "
+                               "answer (`dialectbench results samples`); jobs already stored need --rerun "
+                               "(answers then come from the request cache).")
 ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
                        "seed, run id, job key and flags.")
 
@@ -242,7 +245,8 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             ray_address: str | None = RAY_ADDRESS_OPT, cpus_per_job: float | None = CPUS_PER_JOB_OPT,
             gpus_per_job: float | None = GPUS_PER_JOB_OPT, mode: str | None = ICL_MODE_OPT,
             concurrency: int | None = CONCURRENCY_OPT, max_invalid: float | None = MAX_INVALID_OPT,
-            job_budget: float | None = JOB_BUDGET_OPT, rescore: bool = RESCORE_OPT) -> None:
+            job_budget: float | None = JOB_BUDGET_OPT, rescore: bool = RESCORE_OPT,
+            log_samples: bool = LOG_SAMPLES_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
     from dialectbench.runner.options import OptionError, RunOptions
 
@@ -258,7 +262,8 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
         fail(str(err))
     _use_catalogues(catalogue)
     icl_options = {k: v for k, v in {"mode": mode, "concurrency": concurrency, "max_invalid": max_invalid,
-                                     "job_budget_s": job_budget, "cache_only": rescore or None}.items()
+                                     "job_budget_s": job_budget, "cache_only": rescore or None,
+                                     "log_samples": log_samples or None}.items()
                    if v is not None}
     rerun = rerun or rescore
     in_main = threading.current_thread() is threading.main_thread()
@@ -312,9 +317,14 @@ def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Pa
                 from dialectbench.runner.results_file import wide_rows
 
                 rows, metric_columns = wide_rows(db, rows)
+            if all_rows:  # --log-samples: how many per job (and in JSON the samples themselves)
+                from dialectbench.cli.samples_cmds import add_sample_columns
+
+                add_sample_columns(db, rows, fmt)
     except StoreError as err:
         fail(str(err))
-    columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key", "flags"] if all_rows else [])
+    columns = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key", "flags", "samples"]
+                                     + (["logged_samples"] if fmt == Format.json else []) if all_rows else [])
     if metrics == "all":
         columns += metric_columns
     if fmt == Format.table and len(rows) > TABLE_LIMIT:
@@ -343,4 +353,7 @@ def _use_catalogues(paths: list[Path] | None) -> None:
 def register(app: typer.Typer) -> None:
     """Attach this module's commands to the root app."""
     app.command("run")(run_cmd)
+    from dialectbench.cli.samples_cmds import samples_cmd
+
+    results_app.command("samples")(samples_cmd)
     app.add_typer(results_app, name="results")

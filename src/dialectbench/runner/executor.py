@@ -126,13 +126,16 @@ def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None) ->
     if did_pool is not None:
         return _did_scores(did_pool, golds, job.variety)
     predictions = _predict(model, golds, job.variety)
+    # --log-samples: the exact prompts and raw answers, taken before MT's pseudo-references predict again
+    samples = list(getattr(model, "last_samples", ())) if getattr(model, "log_samples", False) else []
+    samples = samples if len(samples) == len(predictions) else []  # one per example, or none
     golds = _with_pseudo_references(job, model, golds)
     scored = _score(job.task, golds, predictions)
     if hasattr(model, "max_invalid"):  # a model that can leave examples unanswered: store the count, even 0
         scored["extra"].update(invalid_answers.invalid_extra(predictions))
     if getattr(model, "signature", ""):  # how the model answered (icl scoring mode, k) heads the signature
         scored["signature"] = f"{model.signature}|{scored['signature']}"
-    return {**scored, "golds": golds, "predictions": predictions}
+    return {**scored, "golds": golds, "predictions": predictions, "samples": samples}
 
 
 def _with_pseudo_references(job: Job, model: Any, golds: list[Any]) -> list[Any]:
@@ -298,7 +301,8 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
     too_many = _too_many_invalid(model, scored["predictions"])
     if too_many:
         return _record(job, group, "failed", seed=seed, config=config, message=too_many,
-                       fit_seconds=fit_seconds, eval_seconds=time.perf_counter() - t0)
+                       fit_seconds=fit_seconds, eval_seconds=time.perf_counter() - t0,
+                       samples=scored.get("samples", []), example_ids=_example_ids(golds))
     extra = dict(scored["extra"])
     # DId scores one class of a pooled test: its own examples all share one label, so no majority rate
     flags = jobflags.evaluation_flags(train_labels or Counter(), golds, scored["score"], scored["metric"],
@@ -311,9 +315,14 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
     return _record(job, group, "done", seed=seed, config=config, model=getattr(model, "reports_as", None),
                    metric=scored["metric"], score=scored["score"],
                    n=len(golds), signature=scored["signature"], extra=extra,
-                   example_ids=[getattr(ex, "example_id", str(i)) for i, ex in enumerate(golds)],
+                   example_ids=_example_ids(golds),
                    predictions=invalid_answers.stored(scored["predictions"]), values=scored["values"], fit_seconds=fit_seconds,
+                   samples=scored.get("samples", []),
                    eval_seconds=time.perf_counter() - t0)
+
+
+def _example_ids(golds: Sequence[Any]) -> list[str]:
+    return [getattr(ex, "example_id", str(i)) for i, ex in enumerate(golds)]
 
 
 def _too_many_invalid(model: Any, predictions: Sequence[Any]) -> str:

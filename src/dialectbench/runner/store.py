@@ -33,7 +33,8 @@ SCHEMA_VERSION = 1
 ENV_LOCK_TIMEOUT = "DIALECTBENCH_LOCK_TIMEOUT"
 DEFAULT_LOCK_TIMEOUT = 120.0
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-_TABLES = {"runs", "jobs", "scores", "predictions", "skips"}
+_TABLES = {"runs", "jobs", "scores", "predictions", "skips"}  # what makes a file a result store
+_ADDED_TABLES = {"samples"}  # added later: created on the next writable open of an older store
 
 try:
     import fcntl
@@ -104,6 +105,14 @@ CREATE TABLE IF NOT EXISTS predictions (
     value REAL,
     PRIMARY KEY (job_key, idx)
 );
+CREATE TABLE IF NOT EXISTS samples (
+    job_key TEXT NOT NULL REFERENCES jobs(job_key),
+    idx INTEGER NOT NULL,
+    example_id TEXT,
+    prompt TEXT,
+    response TEXT,
+    PRIMARY KEY (job_key, idx)
+);
 CREATE TABLE IF NOT EXISTS skips (
     run_id TEXT REFERENCES runs(run_id),
     task TEXT, variety TEXT, setting TEXT, reason TEXT
@@ -141,6 +150,7 @@ class JobRecord:
     example_ids: Sequence[str] = ()
     predictions: Sequence[Any] = ()
     values: Sequence[float | None] | None = None
+    samples: Sequence[dict[str, Any]] = ()  # --log-samples: {"prompt", "reply"} per example, in order
     fit_seconds: float = 0.0
     eval_seconds: float = 0.0
 
@@ -204,7 +214,7 @@ class Store:
     def _has_schema(self) -> bool:
         tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        return _TABLES <= tables and version == SCHEMA_VERSION
+        return _TABLES | _ADDED_TABLES <= tables and version == SCHEMA_VERSION
 
     def _check_tables(self) -> None:
         tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -349,6 +359,8 @@ class Store:
             self._write_job(c, run_id, record)
             if record.status == "done":
                 self._write_results(c, run_id, record)
+            else:  # a job failed for its invalid answers keeps its logged samples: they show why
+                self._write_samples(c, record)
         return True
 
     @staticmethod
@@ -376,6 +388,15 @@ class Store:
         c.executemany("INSERT INTO predictions (job_key, idx, example_id, prediction, value) VALUES (?, ?, ?, ?, ?)",
                       [(r.job_key, i, ex_id, _json(pred), None if val is None else float(val))
                        for i, (ex_id, pred, val) in enumerate(zip(r.example_ids, r.predictions, values))])
+        Store._write_samples(c, r)
+
+    @staticmethod
+    def _write_samples(c: sqlite3.Connection, r: JobRecord) -> None:
+        c.execute("DELETE FROM samples WHERE job_key = ?", (r.job_key,))  # this run's samples, or none
+        ids = list(r.example_ids) or [str(i) for i in range(len(r.samples))]
+        c.executemany("INSERT INTO samples (job_key, idx, example_id, prompt, response) VALUES (?, ?, ?, ?, ?)",
+                      [(r.job_key, i, ex_id, sample.get("prompt"), _json(sample.get("reply")))
+                       for i, (ex_id, sample) in enumerate(zip(ids, r.samples))])
 
     def jobs(self, keys: Sequence[str] | None = None) -> list[dict[str, Any]]:
         rows = [dict(r) for r in self.conn.execute("SELECT * FROM jobs ORDER BY finished_at")]
@@ -424,6 +445,34 @@ class Store:
         rows = self.conn.execute("SELECT idx, example_id, prediction, value FROM predictions WHERE job_key = ?"
                                  " ORDER BY idx", (job_key,)).fetchall()
         return [{**dict(r), "prediction": json.loads(r["prediction"])} for r in rows]
+
+    def samples(self, *, job: str | None = None, tasks: Sequence[str] = (),
+                varieties: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """The logged samples (--log-samples) of every job that has them (done, or failed for too many
+        invalid answers): job_key, status, task, variety, setting, model, idx, example_id, prompt, response
+        and the stored prediction. `job`: a job key or a prefix of one. [] for a store from before samples."""
+        if not self._has_table("samples"):
+            return []
+        rows = self.conn.execute(
+            "SELECT s.job_key, j.status, j.task, j.variety, j.setting, j.model, s.idx, s.example_id, s.prompt,"
+            " s.response, p.prediction FROM samples s JOIN jobs j USING (job_key)"
+            " LEFT JOIN predictions p ON p.job_key = s.job_key AND p.idx = s.idx"
+            " ORDER BY j.task, j.variety, j.setting, j.model, s.job_key, s.idx").fetchall()
+        wanted_tasks, wanted_varieties = set(tasks), {v.lower() for v in varieties}
+        return [{**dict(r), "response": _loads(r["response"]), "prediction": _loads(r["prediction"])}
+                for r in rows if (job is None or r["job_key"].startswith(job))
+                and (not wanted_tasks or r["task"] in wanted_tasks)
+                and (not wanted_varieties or r["variety"].lower() in wanted_varieties)]
+
+    def sample_counts(self) -> dict[str, int]:
+        """job key -> number of logged samples ({} for a store from before samples)."""
+        if not self._has_table("samples"):
+            return {}
+        return {r[0]: r[1] for r in self.conn.execute("SELECT job_key, count(*) FROM samples GROUP BY job_key")}
+
+    def _has_table(self, name: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                 (name,)).fetchone() is not None
 
     def integrity_check(self) -> str:
         return self.conn.execute("PRAGMA integrity_check").fetchone()[0]

@@ -155,7 +155,7 @@ class HFCausalBackend:
                  max_tokens: int | None = None, max_invalid: float = DEFAULT_MAX_INVALID,
                  job_budget_s: float = DEFAULT_JOB_BUDGET_S, cache_only: bool = False, batch_size: int = 8,
                  device: str | None = None, dtype: str = "auto", trust_remote_code: bool = False,
-                 name: str | None = None) -> None:
+                 name: str | None = None, log_samples: bool = False) -> None:
         _check_options(k_shots, mode, 1, max_invalid, job_budget_s)
         if dtype not in ("auto", "float32", "bfloat16", "float16"):
             raise ValueError(f"hf-causal: unknown dtype {dtype!r}; choose auto, float32, bfloat16 or float16")
@@ -165,7 +165,7 @@ class HFCausalBackend:
         self.name = name or f"hf-causal:{arg}"
         self.mode, self.k_shots, self.max_tokens = mode, k_shots, max_tokens
         self.max_invalid, self.job_budget_s, self.cache_only = float(max_invalid), float(job_budget_s), cache_only
-        self.temperature = 0.0
+        self.temperature, self.log_samples = 0.0, log_samples
         self.dtype = dtype
         self._engine = HFCausalEngine(source, gguf_file, device=device, dtype=dtype, batch_size=batch_size,
                                       trust_remote_code=trust_remote_code)

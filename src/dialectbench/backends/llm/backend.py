@@ -179,11 +179,14 @@ class LLMModel:
 
     def __init__(self, task: str, demos: list[Any], labels: list[str], engine: Any, *, mode: str,
                  max_tokens: int, max_invalid: float | None, cache: RequestCache, cache_only: bool,
-                 budget_s: float, model_id: str) -> None:
+                 budget_s: float, model_id: str, log_samples: bool = False) -> None:
         self.task, self.demos, self.labels, self.engine, self.mode = task, demos, labels, engine, mode
         self.max_tokens, self.max_invalid, self.cache, self.cache_only = max_tokens, max_invalid, cache, cache_only
         self.budget_s, self.model_id = budget_s, model_id
         self.requests = 0  # sent to the engine (cache misses)
+        self.log_samples = log_samples  # --log-samples: the runner stores `last_samples` with the job
+        # per example of the last predict(): the exact prompt the engine got and its raw answer (the reply
+        # text, None for a null reply; in loglikelihood mode {candidate: summed log-probability})
         self.last_samples: list[dict[str, Any]] = []
 
     @property
@@ -232,7 +235,7 @@ class LLMModel:
         replies = self._cached("generate", requests, lambda rs: self.engine.generate(
             [r["prompt"] for r in rs], self.max_tokens, deadline), deadline)
         out = [interpret(self.task, reply, ex, self.labels) for reply, ex in zip(replies, examples)]
-        self.last_samples = [{"prompt": t, "reply": r} for t, r in zip(texts, replies)]
+        self.last_samples = [{"prompt": self._rendered(t), "reply": r} for t, r in zip(texts, replies)]
         bad = sum(isinstance(p, InvalidAnswer) for p in out)
         if bad:
             log.warning("%s (%s): %d of %d replies named no valid answer (scored as wrong)",
@@ -245,17 +248,24 @@ class LLMModel:
         scores = self._cached("loglikelihood", requests, lambda rs: self.engine.loglikelihood(
             [(r["context"], r["continuation"]) for r in rs], deadline), deadline)
         out: list[Any] = []
+        self.last_samples = []
         pos = 0
-        for ex, opts in zip(examples, options):
+        for ex, text, opts in zip(examples, texts, options):
             mine = scores[pos:pos + len(opts)]
             pos += len(opts)
+            self.last_samples.append({"prompt": self._rendered(text), "reply": dict(zip(opts, mine))})
             if any(s is None for s in mine):
                 out.append(InvalidAnswer("no log-probabilities"))
                 continue
             best = max(range(len(opts)), key=lambda i: (mine[i], -i))  # ties: the first option
             out.append(best if self.task == "mrc" else opts[best])
-        self.last_samples = [{"prompt": t, "scores": scores} for t in texts]
         return out
+
+    def _rendered(self, prompt: str) -> str:
+        """The prompt as the model reads it: an in-process engine applies its chat template here (a server
+        applies its own, which the client never sees: there the prompt is the user turn as sent)."""
+        render = getattr(self.engine, "format", None)  # only when logged: rendering loads the tokenizer
+        return render(prompt) if self.log_samples and callable(render) else prompt
 
 
 class LLMBackend:
@@ -268,7 +278,7 @@ class LLMBackend:
                  timeout: float = 30.0, retries: int = 2, backoff: float = 0.5, name: str | None = None,
                  client: ChatClient | None = None, mode: str = "auto", concurrency: int = 4,
                  max_invalid: float = DEFAULT_MAX_INVALID, job_budget_s: float = DEFAULT_JOB_BUDGET_S,
-                 cache_only: bool = False) -> None:
+                 cache_only: bool = False, log_samples: bool = False) -> None:
         _check_options(k_shots, mode, concurrency, max_invalid, job_budget_s)
         self.client = client or ChatClient(base_url, api_key_env=api_key_env, timeout=timeout,
                                            retries=retries, backoff=backoff)
@@ -277,7 +287,7 @@ class LLMBackend:
         self._model = model or os.environ.get(MODEL_ENV) or None
         self.k_shots, self.temperature, self.max_tokens = k_shots, float(temperature), max_tokens
         self.mode, self.concurrency, self.max_invalid = mode, int(concurrency), float(max_invalid)
-        self.job_budget_s, self.cache_only = float(job_budget_s), cache_only
+        self.job_budget_s, self.cache_only, self.log_samples = float(job_budget_s), cache_only, log_samples
         self.cache = RequestCache()
         self._engine: ServerEngine | None = None
 
@@ -354,4 +364,4 @@ def fit_icl(backend: Any, task: str, train: Sequence[Any], *, seed: int, model_i
     max_tokens = backend.max_tokens or MAX_TOKENS.get(task, 16)
     return LLMModel(task, demos, labels, engine, mode=mode, max_tokens=max_tokens,
                     max_invalid=backend.max_invalid, cache=backend.cache, cache_only=backend.cache_only,
-                    budget_s=backend.job_budget_s, model_id=model_id)
+                    budget_s=backend.job_budget_s, model_id=model_id, log_samples=backend.log_samples)
