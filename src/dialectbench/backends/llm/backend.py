@@ -131,6 +131,7 @@ class ServerEngine:
         self.concurrency = concurrency
         self.chunk_size = max(1, concurrency) * 4
         self._ll_support: bool | None = None
+        self.ll_problem = ""  # why log-probabilities it gives are not used, when they are not
 
     def _map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         if self.concurrency <= 1 or len(items) <= 1:
@@ -166,6 +167,11 @@ class ServerEngine:
         if self._ll_support is None:
             try:
                 self._ll_support = self.client.continuation_logprob("Label:", " yes", model=self.model) is not None
+                if self._ll_support and self.client.echo_misaligned(self.model):
+                    self.ll_problem = ("its echoed prompt log-probabilities are misaligned with their tokens "
+                                       "(llama-cpp-python's server does this for models without a BOS token)")
+                    log.warning("%s: %s; not used for loglikelihood scoring", self.kind, self.ll_problem)
+                    self._ll_support = False
             except BackendUnavailableError:
                 raise
             except LLMError as err:
@@ -344,9 +350,11 @@ def resolve_mode(requested: str, task: str, engine: Any) -> str:
         return "generate"
     if engine.supports_loglikelihood():
         return "loglikelihood"
+    problem = getattr(engine, "ll_problem", "")
     if requested == "loglikelihood":
         raise UnsupportedTaskError(f"{engine.kind}: loglikelihood scoring needs per-token log-probabilities "
-                                   "(POST /completions with echo and logprobs), which this server does not give")
+                                   "(POST /completions with echo and logprobs), which this server does not give"
+                                   + (f" correctly: {problem}" if problem else ""))
     log.warning("%s offers no log-probabilities of the prompt (POST /completions with echo and logprobs): "
                 "%s is scored in generate mode", engine.kind, task)
     return "generate"

@@ -149,6 +149,30 @@ class ChatClient:
             return None
         return float(sum(picked))
 
+    def echo_misaligned(self, model: str, probe: str = "Sentence: good food\nLabel:") -> bool:
+        """True when the server's echoed prompt log-probs are shifted off their tokens. One greedy token t
+        after `probe` with its log-prob a (no echo: the plain generation path), then `probe + t` echoed: its
+        last token must get the same a. llama-cpp-python 0.3.x's echo pairs each token with the
+        distribution of the *next* position for models without a BOS token (SmolLM2): plausible-looking
+        numbers that rank labels at random. False when they agree or the probe is inconclusive."""
+        def ask(prompt: str, echo: bool) -> Any:
+            return self._call("completion (logprobs check)", lambda: self._client.completions.create(
+                model=model, prompt=prompt, max_tokens=1, temperature=0.0, echo=echo, logprobs=1,
+                extra_headers=self._headers()), None).choices[0]
+
+        try:
+            first = ask(probe, False)
+            token, value = first.logprobs.tokens[-1], first.logprobs.token_logprobs[-1]
+            if not token or value is None or first.text != token:
+                return False
+            echoed = ask(probe + token, True).logprobs
+            at = list(echoed.text_offset).index(len(probe))  # the probe's token, wherever it was merged
+            if echoed.tokens[at] != token or echoed.token_logprobs[at] is None:
+                return False
+            return abs(float(echoed.token_logprobs[at]) - float(value)) > 0.05
+        except (AttributeError, IndexError, TypeError, ValueError):
+            return False
+
     def served_model(self) -> str:
         """The first model id of GET {base_url}/models (a vLLM / llama.cpp server serves one)."""
         try:
