@@ -138,3 +138,20 @@ def test_source_resolution_and_errors(tmp_path):
         resolve_source(str(tmp_path / "one"))
     with pytest.raises(ValueError, match="dtype"):
         get_backend("hf-causal:org/model", dtype="int3")
+
+
+@pytest.mark.parametrize("mode", ["loglikelihood", "generate"])
+def test_logged_samples_are_what_the_model_read_and_said(tmp_path, mode):
+    folder = _tiny_lm(tmp_path / "lm", chat=True)
+    backend = get_backend(f"hf-causal:{folder}", device="cpu", mode=mode, max_tokens=3, log_samples=True)
+    model = backend.fit("sa", _train(), None, seed=0)
+    tests = [TextExample("x", "good food", "positive"), TextExample("y", "bad", "negative")]
+    preds = model.predict(tests)
+    engine = backend.engine()
+    for ex, pred, sample in zip(tests, preds, model.last_samples):
+        assert sample["prompt"] == engine.format(model.prompt(ex))  # the chat-formatted text, exactly
+        if mode == "loglikelihood":  # every label with its summed log-probability; the best one predicted
+            assert set(sample["reply"]) == {"negative", "positive"}
+            assert pred == max(sample["reply"], key=sample["reply"].get)
+        else:
+            assert sample["reply"] == engine.generate([model.prompt(ex)], 3, None)[0]
