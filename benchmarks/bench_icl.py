@@ -10,6 +10,9 @@ from the variety's own train split, seed 0) and the sample suite's EQA: the scor
 the majority-label baseline on the same items (SA), the invalid share, and examples per second.
 --server also serves SmolLM2 with llama-cpp-python and measures llm: throughput at concurrency 1 vs 4 on
 the same prompts (ratio printed; the two must give identical predictions).
+The server is measured in generate mode only: llama-cpp-python 0.3.36's echoed prompt log-probs are
+shifted off their tokens for SmolLM2 (no BOS token), so the llm: backend refuses loglikelihood there
+(see ChatClient.echo_misaligned); in-process hf-causal gives both modes.
 Timings on a shared 2-core machine are noisy: compare the ratios measured in one run, not across runs.
 """
 
