@@ -83,8 +83,9 @@ def bench_model(name: str, gguf: Path, source, sample, sa_varieties, n: int, mod
                          "score": _score("sa", test, preds), "majority": base,
                          "invalid": _invalid(preds) / len(test), "ex/s": len(test) / dt})
             print(_fmt(rows[-1]), flush=True)
+    train = sample.load("eqa", "english", "train")  # the icl plan's demonstrations for every EQA variety
     for variety in sample.varieties("eqa")[:2]:
-        train, test = sample.load("eqa", variety, "train"), sample.load("eqa", variety, "test")[:eqa_n]
+        test = sample.load("eqa", variety, "test")[:eqa_n]
         backend.mode = "generate"
         model = backend.fit("eqa", train, None, seed=0)
         t0 = time.perf_counter()
@@ -155,14 +156,15 @@ def main() -> None:
     ap.add_argument("--modes", default="loglikelihood,generate")
     ap.add_argument("--sa", default="tunisian arabic,egyptian arabic")
     ap.add_argument("--server", action="store_true")
+    ap.add_argument("--server-variety", default="tunisian arabic", help="the SA variety served (--server)")
     args = ap.parse_args()
     source, sample = open_source(args.data_dir), open_source(None)
     sa = [v.strip() for v in args.sa.split(",") if v.strip()]
     paths = {"smollm2": smollm2_gguf, "gemma3": gemma3_gguf}
-    for name in args.models.split(","):
+    for name in filter(None, args.models.split(",")):
         bench_model(name, paths[name](), source, sample, sa, args.n, args.modes.split(","), args.eqa_n)
     if args.server:
-        bench_server(smollm2_gguf(), source, sa[0], min(args.n, 40))
+        bench_server(smollm2_gguf(), source, args.server_variety, min(args.n, 40))
 
 
 if __name__ == "__main__":

@@ -93,9 +93,11 @@ def _extras(store: Path) -> dict[str, dict]:
             "SELECT extra FROM scores WHERE job_key = ?", (r["job_key"],)).fetchone()[0])} for r in rows}
 
 
-# Kept short (the whole suite must stay fast on 2 cores): the first LIMIT test examples of two varieties.
+# Kept short (the whole suite must stay fast on 2 cores): the first LIMIT test examples of two varieties,
+# K demonstrations (the paper's 4 make prompts twice as long: the mechanics are the same)
 VARIETIES = ["english", "egyptian arabic"]
 LIMIT = 4
+K = 2
 
 
 def _run_icl(backend, store: Path, **kwargs):
@@ -112,7 +114,7 @@ def test_llm_server_generate_mode_and_cache_reuse(llama_server, tmp_path):
 
     store = tmp_path / "s.db"
     backend = get_backend(f"llm:{llama_server}", mode="generate", concurrency=2, max_invalid=1.0,
-                          log_samples=True)
+                          k_shots=K, log_samples=True)
     result = _run_icl(backend, store)
     assert result.counts["done"] == len(VARIETIES) and not result.counts["failed"]
     rows = _extras(store)
@@ -120,13 +122,13 @@ def test_llm_server_generate_mode_and_cache_reuse(llama_server, tmp_path):
         samples = db.samples()
     assert len(samples) == LIMIT * len(VARIETIES)
     for row in rows.values():
-        assert row["signature"].startswith("icl|openai-server|mode:generate|k:4|")
+        assert row["signature"].startswith(f"icl|openai-server|mode:generate|k:{K}|")
         assert 0.0 <= row["score"] <= 100.0 and row["n"] == LIMIT
         mine = [s for s in samples if s["job_key"] == row["job_key"]]
         # the stored invalid count is the number of replies the parser found no label in (stored as null)
         assert row["extra"]["invalid"] == sum(s["prediction"] is None for s in mine)
         assert all(isinstance(s["response"], str) for s in mine)  # the server's raw reply text
-    again = get_backend(f"llm:{llama_server}", mode="generate", concurrency=2, max_invalid=1.0)
+    again = get_backend(f"llm:{llama_server}", mode="generate", concurrency=2, max_invalid=1.0, k_shots=K)
     _run_icl(again, store, rerun=True)
     assert again.cache.misses == 0 and again.cache.hits == LIMIT * len(VARIETIES)  # no request sent again
     assert {k: r["score"] for k, r in _extras(store).items()} == {k: r["score"] for k, r in rows.items()}
@@ -138,7 +140,7 @@ def test_llm_server_loglikelihood_mode_is_refused_for_misaligned_logprobs(llama_
     from dialectbench.backends import get_backend
     from dialectbench.runner import Store
 
-    backend = get_backend(f"llm:{llama_server}", mode="loglikelihood", concurrency=2)
+    backend = get_backend(f"llm:{llama_server}", mode="loglikelihood", concurrency=2, k_shots=K)
     result = _run_icl(backend, tmp_path / "s.db")
     assert result.counts["failed"] == len(VARIETIES) and not result.counts["done"]
     with Store(tmp_path / "s.db") as db:
@@ -153,7 +155,7 @@ def test_hf_causal_on_the_smollm2_gguf(smollm2, tmp_path):
     from dialectbench.runner import Store
 
     store = tmp_path / "s.db"
-    backend = get_backend(f"hf-causal:{smollm2}", device="cpu", batch_size=8, log_samples=True)
+    backend = get_backend(f"hf-causal:{smollm2}", device="cpu", batch_size=8, k_shots=K, log_samples=True)
     result = _run_icl(backend, store)
     engine = backend.engine()
     assert engine.chat  # SmolLM2-Instruct has a chat template
@@ -162,7 +164,7 @@ def test_hf_causal_on_the_smollm2_gguf(smollm2, tmp_path):
     with Store(store) as db:
         samples = db.samples()
     for row in _extras(store).values():
-        assert row["signature"].startswith("icl|hf-causal|mode:loglikelihood|k:4|")
+        assert row["signature"].startswith(f"icl|hf-causal|mode:loglikelihood|k:{K}|")
         assert row["extra"]["invalid"] == 0 and 0.0 <= row["score"] <= 100.0 and row["n"] == LIMIT
     for s in samples:  # the prompt as the model read it (its chat template), the label it ranked first
         assert s["prompt"].startswith("<|im_start|>") and s["prompt"].rstrip().endswith("assistant")
