@@ -136,13 +136,21 @@ class HFCausalEngine:
             for r, row in enumerate(rows):  # right padding: positions stay aligned with the text
                 ids[r, :len(row)] = torch.tensor(row)
                 mask[r, :len(row)] = 1
-            with torch.inference_mode():
-                logits = self._model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device)).logits
-            logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
+            # logits only where a continuation token is predicted (row by row, padded by repeating the last
+            # position): the vocabulary projection of every prompt position was most of the time and memory
+            width_c = max(max(len(encoded[i][1]) for i in idx), 1)
+            keep = torch.zeros((len(rows), width_c), dtype=torch.long)
             for r, i in enumerate(idx):
                 ctx, cont = encoded[i]
-                positions = torch.arange(len(ctx) - 1, len(ctx) + len(cont) - 1)
-                out[i] = float(logprobs[r, positions, torch.tensor(cont)].sum())
+                wanted = list(range(len(ctx) - 1, len(ctx) + len(cont) - 1)) or [len(ctx) - 1]
+                keep[r] = torch.tensor(wanted + wanted[-1:] * (width_c - len(wanted)))
+            with torch.inference_mode():
+                logits = self._model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                     logits_to_keep=keep.to(self.device)).logits
+            logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
+            for r, i in enumerate(idx):
+                cont = encoded[i][1]
+                out[i] = float(logprobs[r, torch.arange(len(cont)), torch.tensor(cont, dtype=torch.long)].sum())
         return out
 
 
