@@ -17,7 +17,7 @@ from dialectbench.backends.base import BackendUnavailableError
 from dialectbench.data.user_catalogue import with_user_data
 from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.once import warnings_once
-from dialectbench.runner.options import LimitedBackend, LimitedSource, OptionError, RunOptions
+from dialectbench.runner.options import LimitedSource, MarkedBackend, OptionError, RunOptions
 from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan
 from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store, StoreError
 
@@ -152,9 +152,9 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
         backend = _get_backend(model, given) if given else _get_backend(model)
         _preflight(backend)
     model_name = getattr(backend, "name", model)
-    if options.limit is not None:  # a smoke test's scores must never pass for (or shadow) a full run's
-        model_name = f"{model_name} (limit {options.limit})"
-        backend = LimitedBackend(backend, options.limit)
+    if options.marks():  # a smoke test's or a shortened run's scores must never pass for (or shadow) a plain run's
+        model_name = f"{model_name} ({options.marks()})"
+        backend = MarkedBackend(backend, options.marks())
     try:  # an llm: backend asks its server which model it serves here
         backend_config = dict(getattr(backend, "config", {}) or {})
     except BackendUnavailableError as err:
