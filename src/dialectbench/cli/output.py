@@ -21,8 +21,9 @@ from rich.table import Table
 from rich.text import Text
 
 # soft_wrap: messages are never re-flowed, so paths and names stay copy-pasteable in a pipe or a narrow
-# terminal (rich would otherwise wrap at 80 columns when stderr is not a terminal).
-stderr = Console(stderr=True, soft_wrap=True)
+# terminal (rich would otherwise wrap at 80 columns when stderr is not a terminal). markup off: messages
+# carry paths, names and error texts, whose brackets are text (style goes through Text, see warn()).
+stderr = Console(stderr=True, soft_wrap=True, markup=False)
 
 
 class Format(str, Enum):
@@ -141,6 +142,11 @@ def _column_widths(heads: list[str], rows: list[list[str]], width: int) -> list[
     for i, want in enumerate(wants):  # the rest in proportion to what each column still lacks
         widths[i] += min(want, spare * want // total)
     return widths
+
+
+def warn(message: str, *, label: str = "warning:", style: str = "yellow") -> None:
+    """A warning on stderr; the message is text, not markup (error texts and paths print as they are)."""
+    stderr.print(Text.assemble((label, style), " ", message), highlight=False)
 
 
 def fail(message: str, code: int = 2) -> None:
