@@ -1,0 +1,113 @@
+"""Validate the synthetic dialect profiles against real dialect test sets (issue 18).
+
+For the baseline tagger (CRF, POS) and parser (biaffine, DEP) trained on UD_English-EWT, compare
+  real gap      = score(EWT test) - score(real variety's test set)
+  synthetic gap = score(EWT test) - score(EWT test rewritten by the profile)
+per profile (aave <-> TwitterAAE DEP; singlish <-> Singlish POS and DEP; indian and nigerian have no UD
+test set here, so only their synthetic gaps print), and per feature (each rule alone, at rate 1 on every
+site, on EWT test: the gap it causes and the share of sentences it touches).
+
+The models are trained once and cached (pickles under --cache); the parser's training is capped
+(--parser-words, default 400k words, about two EWT epochs) so the script runs in minutes on a laptop
+core. Scores are the benchmark's own metrics: POS = dialectbench.metrics.pos_scores().score, DEP = UAS
+(attachment_scores, TwitterAAE's unannotated heads skipped).
+
+    nice python benchmarks/perturb_validate.py --data-dir ../shared/data
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+import time
+from pathlib import Path
+
+from dialectbench.backends.baseline import BiaffineParser, CRFTagger, ParserConfig
+from dialectbench.data import open_source
+from dialectbench.metrics.parsing import attachment_scores
+from dialectbench.metrics.tagging import pos_scores
+from dialectbench.perturb import get_profile, perturb_all, profile_specs, rule_specs
+
+REAL = {"aave": {"dep": "african american vernacular english"},
+        "singlish": {"pos": "singlish", "dep": "singlish"}}
+
+
+def _cached(path: Path, build):
+    if path.is_file():
+        with path.open("rb") as fh:
+            return pickle.load(fh)
+    t0 = time.perf_counter()
+    model = build()
+    print(f"  trained {path.stem} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        pickle.dump(model, fh)
+    return model
+
+
+def score(task: str, model, sents) -> float:
+    sents = [s for s in sents if s.words]
+    if task == "pos":
+        return pos_scores([s.upos for s in sents], model.predict(sents)).score
+    pred = model.predict(sents)
+    return attachment_scores([s.heads for s in sents], [s.deprels for s in sents],
+                             [h for h, _ in pred], [r for _, r in pred]).score
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data-dir", default="../shared/data")
+    ap.add_argument("--cache", default=str(Path.home() / ".cache" / "dialectbench" / "perturb-validate"))
+    ap.add_argument("--parser-words", type=int, default=400_000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tasks", default="pos,dep")
+    args = ap.parse_args()
+    src = open_source(Path(args.data_dir))
+    cache = Path(args.cache)
+    train = src.load("dep", "english", "train")
+    dev = src.load("dep", "english", "dev")
+    test = src.load("dep", "english", "test")
+    tasks = args.tasks.split(",")
+    models = {}
+    if "pos" in tasks:
+        models["pos"] = _cached(cache / f"crf-pos-seed{args.seed}.pkl",
+                                lambda: CRFTagger("pos", args.seed).fit(train))
+    if "dep" in tasks:
+        cfg = ParserConfig(max_train_words=args.parser_words, threads=1)
+        models["dep"] = _cached(cache / f"parser-dep-{args.parser_words}w-seed{args.seed}.pkl",
+                                lambda: BiaffineParser("dep", args.seed, cfg).fit(train, dev))
+    base = {task: score(task, m, test) for task, m in models.items()}
+    print(f"EWT test: " + ", ".join(f"{t} {v:.1f}" for t, v in base.items()))
+
+    print("\nPer profile: gap from EWT test (points); synthetic = EWT test rewritten by the profile")
+    print(f"{'profile':10} {'task':4} {'EWT':>6} {'synthetic':>9} {'syn gap':>8} {'real':>6} {'real gap':>8} "
+          f"{'changed':>8}  real test set")
+    for pid in profile_specs():
+        rates = get_profile(pid).rates()
+        perturbed, fired = perturb_all(test, rates, seed=args.seed)
+        changed = sum(p is not s for p, s in zip(perturbed, test)) / len(test)
+        for task, model in models.items():
+            syn = score(task, model, perturbed)
+            real_name = REAL.get(pid, {}).get(task)
+            real = score(task, model, src.load(task, real_name, "test")) if real_name else None
+            real_txt = f"{real:6.1f} {base[task] - real:8.1f}" if real is not None else f"{'-':>6} {'-':>8}"
+            print(f"{pid:10} {task:4} {base[task]:6.1f} {syn:9.1f} {base[task] - syn:8.1f} {real_txt} "
+                  f"{changed:8.0%}  {real_name or '(none here)'}")
+
+    print("\nPer feature: each rule alone at rate 1 on EWT test (gap in points; share of sentences changed)")
+    header = "".join(f" {t + ' gap':>8}" for t in models)
+    print(f"{'rule':30} {'eWAVE':>5} {'changed':>8}{header}  profiles (rating)")
+    rows = []
+    for rid, spec in rule_specs().items():
+        perturbed, fired = perturb_all(test, {rid: 1.0}, seed=args.seed)
+        changed = sum(p is not s for p, s in zip(perturbed, test)) / len(test)
+        gaps = {t: base[t] - score(t, m, perturbed) for t, m in models.items()}
+        where = ", ".join(f"{p.id} {p.features[rid]}" for p in profile_specs().values() if rid in p.features)
+        rows.append((rid, spec.ewave, changed, gaps, where))
+    for rid, ewave, changed, gaps, where in sorted(rows, key=lambda r: -max(r[3].values(), default=0)):
+        print(f"{rid:30} {ewave:5d} {changed:8.1%}" + "".join(f" {gaps[t]:8.2f}" for t in models) + f"  {where}")
+
+
+if __name__ == "__main__":
+    main()

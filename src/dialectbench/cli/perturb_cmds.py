@@ -1,0 +1,74 @@
+"""`dialectbench perturb` (a synthetic-variety copy of a test file) and `dialectbench perturb-rules`
+(the rule and profile listings): thin wrappers over dialectbench.perturb."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
+
+UD_TASKS = ("pos", "dep")
+
+
+def perturb_cmd(input: Path = typer.Option(..., "--input", "-i", help="CoNLL-U file to rewrite (UD test set)."),
+                out: Path = typer.Option(..., "--out", "-o", help="Where to write the perturbed CoNLL-U."),
+                profile: str | None = typer.Option(None, "--profile", "-p",
+                                                   help="aave, singlish, indian or nigerian (see perturb-rules)."),
+                rule: list[str] | None = typer.Option(None, "--rule", "-r",
+                                                      help="Apply only these rules (repeatable), at --rate."),
+                rate: float = typer.Option(1.0, "--rate", min=0.0, max=1.0, help="Per-site rate of --rule."),
+                task: str = typer.Option("dep", "--task", "-t", help="pos or dep (both read CoNLL-U)."),
+                seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same output)."),
+                unannotated_heads: bool = typer.Option(False, "--unannotated-heads",
+                                                       help="Accept HEAD '_' (TwitterAAE).")) -> None:
+    """Write a perturbed copy of a UD test file: a synthetic dialect variety with aligned labels."""
+    from dialectbench.data.errors import DataError
+    from dialectbench.data.readers.conllu import read_conllu
+    from dialectbench.perturb import PerturbError, get_profile, get_rule, perturb_all
+    from dialectbench.perturb.conllu_out import write_conllu
+
+    if task not in UD_TASKS:
+        fail(f"perturb works on UD analyses: --task pos or dep, not {task!r} (NER and text tasks need a "
+             "tagger/parser analysis first; see docs/perturbation.md)")
+    if (profile is None) == (not rule):
+        fail("give --profile or --rule, one of the two")
+    try:
+        rates = get_profile(profile).rates() if profile else {get_rule(r).id: rate for r in rule or []}
+        sentences = list(read_conllu(input, unannotated_heads=unannotated_heads))
+    except (PerturbError, DataError) as err:
+        fail(str(err))
+    perturbed, fired = perturb_all(sentences, rates, seed=seed)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_conllu(perturbed, out)
+    changed = sum(p is not s for p, s in zip(perturbed, sentences))
+    stderr.print(f"{changed} of {len(sentences)} sentence(s) changed, {sum(fired.values())} edit site(s); "
+                 f"written to {out}", highlight=False)
+    for rule_id, n in fired.most_common():
+        stderr.print(f"  {rule_id}: {n}", highlight=False)
+
+
+def rules_cmd(profile: str | None = typer.Option(None, "--profile", "-p", help="Only this profile's rules."),
+              fmt: Format = FORMAT_OPTION) -> None:
+    """List the dialect-feature rules (eWAVE number, feature) with each profile's rating and rate."""
+    from dialectbench.perturb import PerturbError, get_profile, profile_specs, rule_specs
+
+    try:
+        chosen = [get_profile(profile)] if profile else list(profile_specs().values())
+    except PerturbError as err:
+        fail(str(err))
+    rows = []
+    for rid, spec in rule_specs().items():
+        rates = {p.id: p.rates().get(rid) for p in chosen}
+        if profile and rates[chosen[0].id] is None:
+            continue
+        rows.append({"rule": rid, "ewave": spec.ewave, "feature": spec.feature,
+                     **{p.id: (f"{p.features[rid]} {rates[p.id]:.1f}" if rates[p.id] is not None else "-")
+                        for p in chosen}})
+    emit(rows, fmt, title="Dialect-feature rules (eWAVE rating and per-site rate per profile)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("perturb")(perturb_cmd)
+    app.command("perturb-rules")(rules_cmd)
