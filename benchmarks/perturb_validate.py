@@ -78,14 +78,14 @@ def main() -> None:
         models["dep"] = _cached(cache / f"parser-dep-{args.parser_words}w-seed{args.seed}.pkl",
                                 lambda: BiaffineParser("dep", args.seed, cfg).fit(train, dev))
     base = {task: score(task, m, test) for task, m in models.items()}
-    print(f"EWT test: " + ", ".join(f"{t} {v:.1f}" for t, v in base.items()))
+    print("EWT test: " + ", ".join(f"{t} {v:.1f}" for t, v in base.items()))
 
     print("\nPer profile: gap from EWT test (points); synthetic = EWT test rewritten by the profile")
     print(f"{'profile':10} {'task':4} {'EWT':>6} {'synthetic':>9} {'syn gap':>8} {'real':>6} {'real gap':>8} "
           f"{'changed':>8}  real test set")
     for pid in profile_specs():
         rates = get_profile(pid).rates()
-        perturbed, fired = perturb_all(test, rates, seed=args.seed)
+        perturbed, _fired = perturb_all(test, rates, seed=args.seed)
         changed = sum(p is not s for p, s in zip(perturbed, test)) / len(test)
         for task, model in models.items():
             syn = score(task, model, perturbed)
@@ -100,7 +100,7 @@ def main() -> None:
     print(f"{'rule':30} {'eWAVE':>5} {'changed':>8}{header}  profiles (rating)")
     rows = []
     for rid, spec in rule_specs().items():
-        perturbed, fired = perturb_all(test, {rid: 1.0}, seed=args.seed)
+        perturbed, _fired = perturb_all(test, {rid: 1.0}, seed=args.seed)
         changed = sum(p is not s for p, s in zip(perturbed, test)) / len(test)
         gaps = {t: base[t] - score(t, m, perturbed) for t, m in models.items()}
         where = ", ".join(f"{p.id} {p.features[rid]}" for p in profile_specs().values() if rid in p.features)

@@ -12,17 +12,20 @@ from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
 UD_TASKS = ("pos", "dep")
 
 
-def perturb_cmd(input: Path = typer.Option(..., "--input", "-i", help="CoNLL-U file to rewrite (UD test set)."),
-                out: Path = typer.Option(..., "--out", "-o", help="Where to write the perturbed CoNLL-U."),
-                profile: str | None = typer.Option(None, "--profile", "-p",
-                                                   help="aave, singlish, indian or nigerian (see perturb-rules)."),
-                rule: list[str] | None = typer.Option(None, "--rule", "-r",
-                                                      help="Apply only these rules (repeatable), at --rate."),
-                rate: float = typer.Option(1.0, "--rate", min=0.0, max=1.0, help="Per-site rate of --rule."),
-                task: str = typer.Option("dep", "--task", "-t", help="pos or dep (both read CoNLL-U)."),
-                seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same output)."),
-                unannotated_heads: bool = typer.Option(False, "--unannotated-heads",
-                                                       help="Accept HEAD '_' (TwitterAAE).")) -> None:
+INPUT_OPT = typer.Option(..., "--input", "-i", help="CoNLL-U file to rewrite (UD test set).")
+OUT_OPT = typer.Option(..., "--out", "-o", help="Where to write the perturbed CoNLL-U.")
+PROFILE_OPT = typer.Option(None, "--profile", "-p", help="aave, singlish, indian or nigerian (see perturb-rules).")
+RULE_OPT = typer.Option(None, "--rule", "-r", help="Apply only these rules (repeatable), at --rate.")
+RATE_OPT = typer.Option(1.0, "--rate", min=0.0, max=1.0, help="Per-site rate of --rule.")
+TASK_OPT = typer.Option("dep", "--task", "-t", help="pos or dep (both read CoNLL-U).")
+SEED_OPT = typer.Option(0, "--seed", help="Random seed (same seed, same output).")
+UNANNOTATED_OPT = typer.Option(False, "--unannotated-heads", help="Accept HEAD '_' (TwitterAAE).")
+ONLY_PROFILE_OPT = typer.Option(None, "--profile", "-p", help="Only this profile's rules.")
+
+
+def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | None = PROFILE_OPT,
+                rule: list[str] | None = RULE_OPT, rate: float = RATE_OPT, task: str = TASK_OPT,
+                seed: int = SEED_OPT, unannotated_heads: bool = UNANNOTATED_OPT) -> None:
     """Write a perturbed copy of a UD test file: a synthetic dialect variety with aligned labels."""
     from dialectbench.data.errors import DataError
     from dialectbench.data.readers.conllu import read_conllu
@@ -49,8 +52,7 @@ def perturb_cmd(input: Path = typer.Option(..., "--input", "-i", help="CoNLL-U f
         stderr.print(f"  {rule_id}: {n}", highlight=False)
 
 
-def rules_cmd(profile: str | None = typer.Option(None, "--profile", "-p", help="Only this profile's rules."),
-              fmt: Format = FORMAT_OPTION) -> None:
+def rules_cmd(profile: str | None = ONLY_PROFILE_OPT, fmt: Format = FORMAT_OPTION) -> None:
     """List the dialect-feature rules (eWAVE number, feature) with each profile's rating and rate."""
     from dialectbench.perturb import PerturbError, get_profile, profile_specs, rule_specs
 

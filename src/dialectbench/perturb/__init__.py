@@ -8,8 +8,14 @@ synthetic.py            synthetic varieties in a benchmark run (names, data sour
 docs/perturbation.md    the rules table, the profiles' sources, the validation numbers
 """
 
-from dialectbench.perturb.catalogue import (PerturbError, get_profile, get_rule, parse_analysis, profile_specs,
-                                             rule_specs)
+from dialectbench.perturb.catalogue import (
+                                             PerturbError,
+                                             get_profile,
+                                             get_rule,
+                                             parse_analysis,
+                                             profile_specs,
+                                             rule_specs,
+)
 from dialectbench.perturb.engine import Applied, perturb_all, perturb_sentence, perturb_tagged
 
 __all__ = ["Applied", "PerturbError", "get_profile", "get_rule", "parse_analysis", "perturb_all",

@@ -58,7 +58,7 @@ def _copula_sites(tree: Tree, predicate: Callable[[Tree, Tok], bool]) -> list[Si
 
 def _locative(tree: Tree, head: Tok) -> bool:
     case = tree.child(head, "case")
-    return (case is not None and case.low in {"in", "at", "on", "at", "inside", "outside", "near", "from"}) \
+    return (case is not None and case.low in {"in", "at", "on", "inside", "outside", "near", "from"}) \
         or head.low in {"here", "there", "home", "outside", "inside", "upstairs", "downstairs"}
 
 
