@@ -134,3 +134,40 @@ def test_synthetic_rows_never_join_real_aggregates():
     assert summary.iloc[0]["min_score"] == 60.0  # the Rawlsian minimum is over real varieties only
     (row,) = synthetic_rows(frame)
     assert row["gap"] == "80.0" and row["eng"] == "90.0"
+
+
+class _StubTagger:
+    def tag(self, sentences):  # every token a NOUN, the rules' plural sites fire on -s words
+        return [tuple("NOUN" for _ in s) for s in sentences]
+
+
+class _StubParser:
+    def predict(self, sentences):  # a right-branching chain: word 1 is the root
+        return [(tuple(range(len(s.words))), ("root", *("dep",) * (len(s.words) - 1))) for s in sentences]
+
+
+def test_perturb_ner_keeps_entity_spans(tmp_path, monkeypatch):
+    from dialectbench.data.readers.iob import read_iob
+    from dialectbench.perturb import analyzer
+
+    monkeypatch.setattr(analyzer, "train_analyzer",
+                        lambda *a, **k: analyzer.Analyzer(_StubTagger(), _StubParser()))
+    source = open_source(None).root / "ner" / "en-test.bio"
+    out = tmp_path / "ner.bio"
+    ud = open_source(None).root / "ud" / "en_sample-train.conllu"
+    res = CliRunner().invoke(app, ["perturb", "-t", "ner", "-r", "optional_plural", "-r", "invariant_tag",
+                                   "-i", str(source), "-o", str(out), "--analyzer-train", str(ud)])
+    assert res.exit_code == 0, res.output
+    before, after = list(read_iob(source)), list(read_iob(out))
+    assert len(before) == len(after) and [s.tokens for s in before] != [s.tokens for s in after]
+
+    def spans(s):
+        return [(tok, tag) for tok, tag in zip(s.tokens, s.tags) if tag != "O"]
+    assert [spans(s) for s in before] == [spans(s) for s in after]
+
+
+def test_perturb_ner_needs_an_analyzer_treebank(tmp_path):
+    source = open_source(None).root / "ner" / "en-test.bio"
+    res = CliRunner().invoke(app, ["perturb", "-t", "ner", "-p", "aave", "-i", str(source), "-o",
+                                   str(tmp_path / "x")])
+    assert res.exit_code == 2 and "--analyzer-train" in res.output

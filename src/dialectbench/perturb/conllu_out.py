@@ -1,11 +1,12 @@
-"""Writing sentences back as CoNLL-U (the columns a `Sentence` keeps; the others are `_`)."""
+"""Writing perturbed data back: CoNLL-U (the columns a `Sentence` keeps; the others are `_`) and IOB
+(token TAB tag, a blank line between sentences)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
 
-from dialectbench.data.examples import Sentence
+from dialectbench.data.examples import Sentence, TaggedSentence
 
 
 def sentence_block(sent: Sentence) -> str:
@@ -23,5 +24,14 @@ def write_conllu(sentences: Iterable[Sentence], path: Path) -> int:
     with path.open("w", encoding="utf-8") as fh:
         for sent in sentences:
             fh.write(sentence_block(sent) + "\n")
+            n += 1
+    return n
+
+
+def write_iob(sentences: Iterable[TaggedSentence], path: Path) -> int:
+    n = 0
+    with path.open("w", encoding="utf-8") as fh:
+        for sent in sentences:
+            fh.write("".join(f"{tok}\t{tag}\n" for tok, tag in zip(sent.tokens, sent.tags)) + "\n")
             n += 1
     return n
