@@ -171,3 +171,20 @@ def test_perturb_ner_needs_an_analyzer_treebank(tmp_path):
     res = CliRunner().invoke(app, ["perturb", "-t", "ner", "-p", "aave", "-i", str(source), "-o",
                                    str(tmp_path / "x")])
     assert res.exit_code == 2 and "--analyzer-train" in res.output
+
+
+def test_analyze_sets_synthetic_rows_aside(tmp_path):
+    scores = tmp_path / "scores.csv"
+    pd.DataFrame([
+        {"task": "pos", "cluster": "anglic", "variety": "english", "model": "m", "setting": "zero-shot",
+         "train_on": "english", "metric": "f1", "score": 90.0, "n": 10},
+        {"task": "pos", "cluster": "anglic", "variety": "singlish", "model": "m", "setting": "zero-shot",
+         "train_on": "english", "metric": "f1", "score": 60.0, "n": 10},
+        {"task": "pos", "cluster": "synthetic", "variety": "english (i:synthetic-aave)", "model": "m",
+         "setting": "zero-shot", "train_on": "english", "metric": "f1", "score": 10.0, "n": 10}]).to_csv(
+        scores, index=False)
+    res = CliRunner().invoke(app, ["analyze", str(scores), "--out", str(tmp_path / "a"), "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    assert "1 synthetic-variety row(s) set aside" in res.output
+    summary = pd.read_csv(tmp_path / "a" / "task_summary.csv")
+    assert summary.iloc[0]["min_score"] == 60.0 and "synthetic" not in (tmp_path / "a" / "gaps.csv").read_text()
