@@ -97,15 +97,23 @@ def rules_cmd(profile: str | None = ONLY_PROFILE_OPT, fmt: Format = FORMAT_OPTIO
         chosen = [get_profile(profile)] if profile else list(profile_specs().values())
     except PerturbError as err:
         fail(str(err))
+    from dialectbench.perturb.catalogue import RATING_RATES
+
     rows = []
     for rid, spec in rule_specs().items():
-        rates = {p.id: p.rates().get(rid) for p in chosen}
-        if profile and rates[chosen[0].id] is None:
+        if profile and rid not in chosen[0].features:
             continue
-        rows.append({"rule": rid, "ewave": spec.ewave, "feature": spec.feature,
-                     **{p.id: (f"{p.features[rid]} {rates[p.id]:.1f}" if rates[p.id] is not None else "-")
-                        for p in chosen}})
-    emit(rows, fmt, title="Dialect-feature rules (eWAVE rating and per-site rate per profile)")
+        row = {"rule": rid, "ewave": spec.ewave, "feature": spec.feature,
+               **{p.id: p.features.get(rid, "-") for p in chosen}}
+        if profile:
+            row["rate"] = chosen[0].rates()[rid]
+        rows.append(row)
+    columns = list(rows[0]) if rows else None
+    if fmt == Format.table and not profile and columns:  # 80 columns: the feature names only in csv/json
+        columns.remove("feature")
+    legend = ", ".join(f"{k} {v}" for k, v in RATING_RATES.items())
+    emit(rows, fmt, title=f"Dialect-feature rules: eWAVE rating per profile (per-site rate {legend}; - = not "
+                          "applied)", columns=columns)
 
 
 def register(app: typer.Typer) -> None:
