@@ -217,3 +217,12 @@ def test_ner_entity_spans_survive_on_ewt(ewt):
             assert len(out.tokens) == len(out.tags)
             changed += bool(applied.fired)
     assert changed > 1000
+
+
+def test_docs_list_every_rule_and_profile():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "perturbation.md").read_text(encoding="utf-8")
+    missing = [rid for rid in rule_specs() if f"`{rid}`" not in doc]
+    assert not missing, f"docs/perturbation.md lacks rules {missing}"
+    assert all(p in doc for p in profile_specs())

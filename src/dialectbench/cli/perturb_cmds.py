@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import typer
@@ -50,7 +51,11 @@ def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | Non
         if task == "ner":
             sentences, perturbed, fired = _perturb_ner(input, analyzer_train, rates, seed)
         else:
-            sentences = list(read_conllu(input, unannotated_heads=unannotated_heads))
+            with warnings.catch_warnings(record=True) as caught:  # one plain line each, not Python's format
+                warnings.simplefilter("always")
+                sentences = list(read_conllu(input, unannotated_heads=unannotated_heads))
+            for w in caught:
+                stderr.print(f"[yellow]warning:[/] {w.message}", highlight=False)
             perturbed, fired = perturb_all(sentences, rates, seed=seed)
     except (PerturbError, DataError) as err:
         fail(str(err))
