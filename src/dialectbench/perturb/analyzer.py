@@ -37,8 +37,11 @@ def train_analyzer(ud_train: Path, *, cache: Path | None = DEFAULT_CACHE, seed: 
     key = hashlib.sha256(Path(ud_train).read_bytes() + f"|{seed}|{parser_words}".encode()).hexdigest()[:16]
     path = None if cache is None else Path(cache) / f"analyzer-{key}.pkl"
     if path is not None and path.is_file():
-        with path.open("rb") as fh:
-            return pickle.load(fh)
+        try:  # a pickle of an older tagger/parser version is retrained, not trusted
+            with path.open("rb") as fh:
+                return pickle.load(fh)
+        except Exception:  # noqa: BLE001, S110
+            pass
     train = [s for s in read_conllu(ud_train) if s.words]
     tagger = CRFTagger("pos", seed).fit(train)
     parser = BiaffineParser("dep", seed, ParserConfig(max_train_words=parser_words)).fit(train)

@@ -31,6 +31,7 @@ class Applied:
     fired: Counter = field(default_factory=Counter)
     sites: Counter = field(default_factory=Counter)
     edits: list = field(default_factory=list)
+    origins: tuple = ()  # per output word: its 0-based index in the source, None for an inserted word
 
 
 def _rng(seed: int, example_id: str, rule_id: str) -> random.Random:
@@ -79,6 +80,7 @@ def perturb_sentence(sent: Sentence, rates: Mapping[str, float], *, seed: int = 
     if not applied.fired:
         return sent, applied
     words, upos, heads, deprels = _check(tree, sent.heads.count(0), sent.example_id)
+    applied.origins = tuple(t.origin for t in tree.toks)
     return replace(sent, words=words, upos=upos, heads=heads, deprels=deprels, text=" ".join(words)), applied
 
 
@@ -97,12 +99,15 @@ def perturb_tagged(sent: TaggedSentence, analysis: Sentence, rates: Mapping[str,
     return replace(sent, tokens=tuple(t.form for t in tree.toks), tags=tuple(t.ner for t in tree.toks)), applied
 
 
-def perturb_all(examples: Iterable[Sentence], rates: Mapping[str, float], *, seed: int = 0
-                ) -> tuple[list[Sentence], Counter]:
-    """Perturb many sentences; returns them and the per-rule count of sites that fired."""
+def perturb_all(examples: Iterable[Sentence], rates: Mapping[str, float], *, seed: int = 0,
+                details: list[Applied] | None = None) -> tuple[list[Sentence], Counter]:
+    """Perturb many sentences; returns them and the per-rule count of sites that fired (and, into
+    `details` when given, each sentence's Applied record)."""
     out, fired = [], Counter()
     for sent in examples:
         new, applied = perturb_sentence(sent, rates, seed=seed)
         out.append(new)
         fired.update(applied.fired)
+        if details is not None:
+            details.append(applied)
     return out, fired
