@@ -227,6 +227,9 @@ JOB_BUDGET_OPT = typer.Option(None, "--job-budget", min=1.0, help="Seconds one i
                               "(default 1800).")
 RESCORE_OPT = typer.Option(False, "--rescore", help="Re-score icl jobs from the stored request cache, asking "
                            "no model (implies --rerun).")
+SYNTHETIC_OPT = typer.Option(None, "--synthetic", help="Also evaluate synthetic varieties: the English UD test "
+                             "sets (pos, dep) rewritten by these dialect profiles (aave, singlish, indian, "
+                             "nigerian; comma-separated), named 'english (i:synthetic-<profile>)'.")
 ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
                        "seed, run id, job key and flags.")
 
@@ -242,7 +245,8 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             ray_address: str | None = RAY_ADDRESS_OPT, cpus_per_job: float | None = CPUS_PER_JOB_OPT,
             gpus_per_job: float | None = GPUS_PER_JOB_OPT, mode: str | None = ICL_MODE_OPT,
             concurrency: int | None = CONCURRENCY_OPT, max_invalid: float | None = MAX_INVALID_OPT,
-            job_budget: float | None = JOB_BUDGET_OPT, rescore: bool = RESCORE_OPT) -> None:
+            job_budget: float | None = JOB_BUDGET_OPT, rescore: bool = RESCORE_OPT,
+            synthetic: list[str] | None = SYNTHETIC_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
     from dialectbench.runner.options import OptionError, RunOptions
 
@@ -268,7 +272,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             result = run(tasks=tasks, varieties=varieties, clusters=clusters, model=model, settings=settings,
                          data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress,
                          executor=runner_executor, options=options,
-                         backend_options=icl_options or None)
+                         backend_options=icl_options or None, synthetic=synthetic)
     except (PlanError, RunError, StoreError) as err:
         fail(str(err))
     except RayUnavailable as err:

@@ -101,6 +101,16 @@ def _open_source(data_dir: str | Path | None) -> Any:
         raise RunError(str(err)) from None
 
 
+def _with_synthetic(source: Any, profiles: Sequence[str], seed: int) -> Any:
+    from dialectbench.perturb import PerturbError
+    from dialectbench.perturb.synthetic import with_synthetic
+
+    try:
+        return with_synthetic(source, profiles, seed)
+    except PerturbError as err:
+        raise RunError(str(err)) from None
+
+
 def _get_backend(model: str, options: dict[str, Any] | None = None) -> Any:
     from dialectbench.backends import get_backend
 
@@ -129,19 +139,23 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
         data_dir: str | Path | None = None, store: str | Path = DEFAULT_STORE, seed: int = 0,
         rerun: bool = False, source: Any = None, backend: Any = None, catalog: Catalog | None = None,
         executor: Any = None, events: RunEvents | None = None, options: RunOptions | None = None,
-        backend_options: dict[str, Any] | None = None) -> RunResult:
+        backend_options: dict[str, Any] | None = None, synthetic: Sequence[str] | None = None) -> RunResult:
     """Plan the jobs, run the pending ones, commit each finished job to `store`; returns the tally.
 
     `source`, `backend`, `catalog` and `executor` default to the bundled sample suite (or `data_dir`),
     `get_backend(model, **backend_options)`, the packaged registry and the in-process executor.
     `options` (limit, device, batch size, epochs, time cap; see options.py) join the job keys;
     `backend_options` (the icl options: mode, concurrency, max_invalid...) go to the backend as they are.
+    `synthetic` (profile ids, e.g. ["aave"]) adds the synthetic varieties `english (i:synthetic-<id>)` of the
+    UD tasks (dialectbench.perturb.synthetic).
     Raises `PlanError` for unknown names and `RunError` when the run cannot start.
     """
     events = events or QuietEvents()
     options = options or RunOptions()
     source = source if source is not None else _open_source(data_dir)
     source = with_user_data(source)  # the datasets of --catalogue / $DIALECTBENCH_CATALOGUE files
+    if synthetic:
+        source = _with_synthetic(source, synthetic, seed)
     if options.limit is not None:
         source = LimitedSource(source, options.limit)
     if backend is None:  # (options only when given: tests and tools replace _get_backend(model))
@@ -175,7 +189,8 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
                             run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
                                         "model": model_name, "settings": plan.settings, "rerun": rerun,
                                         "data_dir": None if data_dir is None else str(data_dir),
-                                        "store": str(store), "device": options.device, **job_config},
+                                        "store": str(store), "device": options.device,
+                                        "synthetic": list(synthetic or []), **job_config},
                             seed=seed, rerun=rerun)
     finally:
         db.close()
