@@ -68,7 +68,8 @@ def test_perturb_single_rule(tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["--profile", "aavee"], "Did you mean: aave"),
     (["--rule", "copula_delet"], "unknown rule"),
-    (["--profile", "aave", "--task", "sa"], "perturb works on UD analyses"),
+    (["--profile", "aave", "--task", "mt"], "--task is one of pos, dep, ner, tc, sa, nli"),
+    (["--profile", "aave", "--task", "sa"], "--task sa needs --analyzer-train"),
     ([], "give --profile or --rule"),
 ])
 def test_perturb_user_errors_are_one_line(tmp_path, args, message):
@@ -192,3 +193,56 @@ def test_analyze_sets_synthetic_rows_aside(tmp_path):
     assert "1 synthetic-variety row(s) set aside" in res.output
     summary = pd.read_csv(tmp_path / "a" / "task_summary.csv")
     assert summary.iloc[0]["min_score"] == 60.0 and "synthetic" not in (tmp_path / "a" / "gaps.csv").read_text()
+
+
+def test_tokenize_and_detokenize_round_trip_english_text():
+    from dialectbench.perturb.text import detokenize, tokenize
+
+    text = "He doesn't know (yet) if it's 5 o'clock, does he?"
+    words = tokenize(text)
+    assert words[:4] == ["He", "does", "n't", "know"] and "'s" in words and words[-1] == "?"
+    assert detokenize(words) == text
+
+
+@pytest.mark.parametrize("task, name, columns", [("tc", "tc/eng_Latn/test.tsv", ["text"]),
+                                                 ("sa", "sa/en_test.tsv", ["0"]),
+                                                 ("nli", "nli/eng_Latn/test.tsv", ["premise", "hypothesis"])])
+def test_perturb_text_tasks_rewrite_the_text_and_copy_the_labels(tmp_path, monkeypatch, task, name, columns):
+    import csv
+
+    from dialectbench.perturb import analyzer
+
+    monkeypatch.setattr(analyzer, "train_analyzer",
+                        lambda *a, **k: analyzer.Analyzer(_StubTagger(), _StubParser()))
+    source = open_source(None).root / name
+    out = tmp_path / "out.tsv"
+    ud = open_source(None).root / "ud" / "en_sample-train.conllu"
+    res = CliRunner().invoke(app, ["perturb", "-t", task, "-r", "optional_plural", "-r", "invariant_tag", "-i",
+                                   str(source), "-o", str(out), "--analyzer-train", str(ud)])
+    assert res.exit_code == 0, res.output
+
+    def table(path):
+        with path.open(encoding="utf-8", newline="") as fh:
+            return list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+    before, after = table(source), table(out)
+    header = columns != ["0"]
+    text_cols = [before[0].index(c) if header else int(c) for c in columns]
+    assert len(before) == len(after) and (not header or before[0] == after[0])
+    for old, new in zip(before[header:], after[header:]):  # every other column (the label) exactly as it was
+        assert [v for k, v in enumerate(old) if k not in text_cols] == [v for k, v in enumerate(new)
+                                                                         if k not in text_cols]
+    changed = [k for k, (old, new) in enumerate(zip(before, after)) if old != new]
+    assert changed and "row(s) changed" in res.output
+
+
+def test_perturb_text_names_a_missing_column(tmp_path, monkeypatch):
+    from dialectbench.perturb import analyzer
+
+    monkeypatch.setattr(analyzer, "train_analyzer",
+                        lambda *a, **k: analyzer.Analyzer(_StubTagger(), _StubParser()))
+    ud = open_source(None).root / "ud" / "en_sample-train.conllu"
+    res = CliRunner().invoke(app, ["perturb", "-t", "tc", "-p", "aave", "-c", "body", "-i",
+                                   str(open_source(None).root / "tc/eng_Latn/test.tsv"), "-o", str(tmp_path / "o"),
+                                   "--analyzer-train", str(ud)])
+    assert res.exit_code == 2 and "no text column 'body'" in res.output and "category" in res.output
