@@ -103,6 +103,26 @@ def test_tasks_json():
     dep = rows[0]
     assert (dep["metric"], dep["varieties"], dep["clusters"], dep["zero_shot_source"]) == ("UAS", 40, 16, "english")
     assert dep["settings"] == ["in-variety", "zero-shot"]
+    sa = next(r for r in rows if r["id"] == "sa")  # in-variety is the original's SA protocol, run by default
+    assert "in-variety" in sa["settings"] and sa["default_settings"] == ["in-variety", "icl"]
+
+
+def test_tasks_table_fits_80_columns_with_whole_words():
+    out = run("tasks").stdout
+    assert max(len(line) for line in out.splitlines()) <= 80
+    words = set(_flat(out).replace(",", " ").split())
+    # every task's id and every setting print whole; SA's default in-variety setting is marked
+    assert {"mt-dialect", "mt-region", "in-variety*", "zero-shot*", "in-cluster", "icl*", "Dependency"} <= words
+
+
+def test_a_wide_table_states_a_constant_column_once_in_its_title():
+    from dialectbench.cli.main import app as main_app
+
+    out = CliRunner().invoke(main_app, ["plan", "--model", "baseline", "--tasks", "dep"]).stdout
+    assert max(len(line) for line in out.splitlines()) <= 80
+    title = out.splitlines()[0]
+    assert "model: baseline" in title
+    assert "baseline" not in "\n".join(out.splitlines()[1:])  # not repeated on every row
 
 
 def test_show_json_has_everything_known():

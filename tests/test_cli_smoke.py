@@ -19,3 +19,14 @@ def test_error_messages_are_never_wrapped(tmp_path):
     assert result.exit_code != 0
     line = next(ln for ln in result.output.splitlines() if "error:" in ln)
     assert str(missing) in line and "does not exist" in line, "the message must stay on one line"
+
+
+def test_messages_print_brackets_as_text_not_markup(capsys):
+    """An error text or path with rich-markup-like brackets prints as it is (no style eaten, no MarkupError)."""
+    from dialectbench.cli.output import stderr, warn
+
+    warn("cannot read /data/[red]x[/red]/f.tsv: [/] closing tag")
+    stderr.print("report: /tmp/[bold]/out")
+    err = capsys.readouterr().err
+    assert "warning: cannot read /data/[red]x[/red]/f.tsv: [/] closing tag" in err
+    assert "report: /tmp/[bold]/out" in err

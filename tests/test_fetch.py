@@ -5,12 +5,11 @@ from __future__ import annotations
 import hashlib
 import io
 import tarfile
-import threading
 import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from http_fakes import LocalServer
 
 from dialectbench.data import DataNotAvailable
 from dialectbench.data.catalogue import FileRef
@@ -19,43 +18,30 @@ from dialectbench.data.fetch import Cache, ChecksumMismatch, FetchError, UnsafeA
 BODY = ("tok\tO\n" * 2000).encode()
 
 
-class _Server:
+class _Server(LocalServer):
     """Serves `routes` (path -> bytes); paths in `drop_once` send half the body then close, the first time."""
 
     def __init__(self) -> None:
         self.routes: dict[str, bytes] = {}
         self.drop_once: set[str] = set()
-        self.hits: dict[str, int] = {}
-        server = self
+        super().__init__(_respond)
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                server.hits[self.path] = server.hits.get(self.path, 0) + 1
-                body = server.routes.get(self.path)
-                if body is None:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                if self.path in server.drop_once:
-                    server.drop_once.discard(self.path)
-                    self.wfile.write(body[: len(body) // 2])
-                    self.wfile.flush()
-                    self.close_connection = True
-                    return
-                self.wfile.write(body)
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def _respond(handler, server: _Server) -> None:
+    body = server.routes.get(handler.path)
+    if body is None:
+        handler.send_error(404)
+        return
+    handler.send_response(200)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    if handler.path in server.drop_once:
+        server.drop_once.discard(handler.path)
+        handler.wfile.write(body[: len(body) // 2])
+        handler.wfile.flush()
+        handler.close_connection = True
+        return
+    handler.wfile.write(body)
 
 
 @pytest.fixture

@@ -9,13 +9,12 @@ import io
 import os
 import socket
 import tarfile
-import threading
 import time
 import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from http_fakes import LocalServer
 
 from dialectbench.data.catalogue import FileRef
 from dialectbench.data.fetch import BadArchive, Cache, FetchError, Unreachable, UnsafeArchive, download
@@ -23,46 +22,32 @@ from dialectbench.data.fetch import BadArchive, Cache, FetchError, Unreachable, 
 BODY = b"tok\tO\n" * 500
 
 
-class _Server:
+class _Server(LocalServer):
     """routes: path -> (status, body, mode); mode "slow" trickles the body, "short" announces more bytes
     than it sends, "unknown" sends no Content-Length and closes."""
 
     def __init__(self) -> None:
         self.routes: dict[str, tuple[int, bytes, str]] = {}
-        self.hits: dict[str, int] = {}
-        server = self
+        super().__init__(_respond)
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                server.hits[self.path] = server.hits.get(self.path, 0) + 1
-                status, body, mode = server.routes.get(self.path, (404, b"", ""))
-                self.send_response(status)
-                if mode != "unknown":
-                    self.send_header("Content-Length", str(len(body) + (100 if mode == "short" else 0)))
-                self.end_headers()
-                if mode == "slow":
-                    for i in range(len(body)):
-                        try:
-                            self.wfile.write(body[i:i + 1])
-                            self.wfile.flush()
-                        except OSError:
-                            return
-                        time.sleep(0.02)
-                    return
-                self.wfile.write(body)
-                self.close_connection = True
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def _respond(handler, server: _Server) -> None:
+    status, body, mode = server.routes.get(handler.path, (404, b"", ""))
+    handler.send_response(status)
+    if mode != "unknown":
+        handler.send_header("Content-Length", str(len(body) + (100 if mode == "short" else 0)))
+    handler.end_headers()
+    if mode == "slow":
+        for i in range(len(body)):
+            try:
+                handler.wfile.write(body[i:i + 1])
+                handler.wfile.flush()
+            except OSError:
+                return
+            time.sleep(0.02)
+        return
+    handler.wfile.write(body)
+    handler.close_connection = True
 
 
 @pytest.fixture

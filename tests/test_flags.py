@@ -178,3 +178,27 @@ def test_in_cluster_sa_with_no_shared_label_is_a_skip_not_a_score(tmp_path):
     assert skipped.variety == "tunisian arabic" and "share no label" in skipped.message
     with Store(result.store) as db:
         assert "tunisian arabic" not in {r["variety"] for r in db.scores()}
+
+
+def test_tagging_test_sets_with_tags_unseen_in_training_are_flagged():
+    from dialectbench.data.examples import Sentence, TaggedSentence
+
+    def sent(i, upos):
+        return Sentence(f"s{i}", tuple(f"w{k}" for k in range(len(upos))), tuple(upos), (0,) * len(upos),
+                        ("dep",) * len(upos))
+
+    train = [sent(0, ["NOUN", "VERB"]), sent(1, ["DET", "NOUN"])]
+    test = [sent(2, ["NOUN", "VERB"]), sent(3, ["PROPN", "VERB", "X"]), sent(4, ["DET", "NOUN"])]
+    from dialectbench.runner.flags import tag_counts
+
+    flags = evaluation_flags(Counter(), test, 70.0, "accuracy", task="pos", train_tags=tag_counts(train, "pos"))
+    assert flags["unseen_labels"] == {"share": round(1 / 3, 4), "token_share": round(2 / 7, 4),
+                                      "labels": ["PROPN", "X"]}
+    assert "33.3% of test examples (28.6% of tokens) have labels unseen in training" in flag_text(
+        {"flags": flags})
+    # NER: entity types, whatever their BIO prefix; a test set with only seen types carries no flag
+    ner_train = [TaggedSentence("t", ("a", "b"), ("B-PER", "I-PER"))]
+    ner_test = [TaggedSentence("u", ("a", "b", "c"), ("B-PER", "O", "B-LOC"))]
+    ner = evaluation_flags(Counter(), ner_test, 50.0, "f1", task="ner", train_tags=tag_counts(ner_train, "ner"))
+    assert ner["unseen_labels"]["labels"] == ["LOC"] and ner["unseen_labels"]["token_share"] == round(1 / 3, 4)
+    assert evaluation_flags(Counter(), ner_train, 50.0, "f1", task="ner", train_tags=tag_counts(ner_train, "ner")) == {}

@@ -51,8 +51,20 @@ def _done(store: Path) -> int:
         conn.close()
 
 
+# Bounds generous enough for a loaded machine (process start-up imports torch): they only end a hung test.
+WAIT_S = 600
+
+
+def _wait_done(store: Path, proc: subprocess.Popen, n: int) -> None:
+    """Until `n` jobs are stored (the kill must land after them), bounded; fail if the run ended first."""
+    deadline = time.time() + WAIT_S
+    while _done(store) < n and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert _done(store) >= n, f"no {n} finished job(s) within {WAIT_S} s (exit code {proc.poll()})"
+
+
 def _finish(proc: subprocess.Popen) -> str:
-    _, err = proc.communicate(timeout=120)
+    _, err = proc.communicate(timeout=WAIT_S)
     assert proc.returncode == 0, err
     return err
 
@@ -80,9 +92,7 @@ def test_sigkill_mid_run_then_restart_matches_an_uninterrupted_run(tmp_path, ref
 
     store = tmp_path / "killed.sqlite"
     proc = _start(store, 0.25)
-    deadline = time.time() + 60
-    while _done(store) < 2 and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)
+    _wait_done(store, proc, 2)
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
     before = _jobs(store)
@@ -124,11 +134,9 @@ def test_two_runs_writing_one_store_at_once_both_finish_and_lose_nothing(tmp_pat
 def test_sigterm_marks_the_run_interrupted_and_keeps_finished_jobs(tmp_path):
     store = tmp_path / "terminated.sqlite"
     proc = _start(store, 0.25)
-    deadline = time.time() + 60
-    while _done(store) < 1 and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)
+    _wait_done(store, proc, 1)
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=WAIT_S)
     assert proc.returncode == 130 and "the same command resumes" in " ".join(err.split())
     with Store(store) as db:
         assert [r["status"] for r in db.runs()] == ["interrupted"]

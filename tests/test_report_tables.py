@@ -203,3 +203,25 @@ def test_sdqa_bad_input(tmp_path):
     bad.write_text("dialect,score\naus,1\n")
     with pytest.raises(ReportInputError, match="'dialect' column and a 'wer' and/or 'f1'"):
         build_report(FIXTURE, tmp_path / "r", formats=("csv",), sdqa=bad)
+
+
+def test_point_labels_land_where_they_were_placed_and_do_not_overlap():
+    """40 points on one panel: every label is drawn where the placement measured it, and none overlaps another
+    (the placement moves one measured box per candidate spot; a wrong shift would show up here)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.text import Text
+
+    from dialectbench.report import figures
+
+    rng = np.random.default_rng(0)
+    xs, ys = rng.normal(0, 10, 40), rng.normal(0, 10, 40)
+    fig, ax = plt.subplots(figsize=(7, 7))
+    ax.scatter(xs, ys)
+    fig.tight_layout()
+    figures._label_points(ax, xs, ys, [f"cluster {i}" for i in range(40)], figures._settled(fig))
+    fig.canvas.draw()
+    boxes = [Text.get_window_extent(t, fig.canvas.get_renderer()) for t in ax.texts]
+    plt.close(fig)
+    assert len(boxes) == 40
+    assert sum(a.overlaps(b) for k, a in enumerate(boxes) for b in boxes[k + 1:]) == 0

@@ -68,6 +68,17 @@ def test_limit_cuts_test_splits_and_keeps_limited_scores_apart(tmp_path):
     assert LimitedSource(FakeSource(), 1).load("tc", "english", "train") == FakeSource().load("tc", "english", "train")
 
 
+def test_a_shortened_run_is_stored_under_a_marked_name_and_shadows_no_plain_run(tmp_path):
+    store = tmp_path / "r.sqlite"
+    run(tasks=["dep"], varieties=["english"], settings=["in-variety"], store=store)
+    run(tasks=["dep"], varieties=["english"], settings=["in-variety"], store=store,
+        options=RunOptions(epochs=1, max_train_minutes=0.05))
+    with Store(store) as db:
+        models = sorted(r["model"] for r in db.scores(latest=True))
+    assert models == ["baseline", "baseline (epochs 1, max 0.05 min)"]  # both kept, the short one marked
+    assert RunOptions(limit=5, batch_size=8).marks() == "limit 5, batch 8" and RunOptions().marks() == ""
+
+
 def test_plain_runs_keep_their_job_keys():
     """Options left unset add nothing to the job config, so stores written before them still resume."""
     assert RunOptions().key_config() == {} and RunOptions(limit=3).key_config() == {"limit": 3}

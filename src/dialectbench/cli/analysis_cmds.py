@@ -129,6 +129,7 @@ def analyze_cmd(scores: str = SCORES_ARGUMENT, out: Path = OUT_OPTION, speakers:
     from dialectbench import analysis
 
     df = _load_scores(scores)
+    df = _set_synthetic_aside(df)
     counts = _read_speakers(speakers) if speakers is not None else None
     try:
         best = analysis.max_scores(df)
@@ -152,6 +153,17 @@ def analyze_cmd(scores: str = SCORES_ARGUMENT, out: Path = OUT_OPTION, speakers:
     emit(_records(clusters, CLUSTER_COLUMNS), fmt, title="Cluster summary", columns=CLUSTER_COLUMNS)
     if scores.strip().lower() == PAPER:
         _check_table3(tasks, out, fmt)
+
+
+def _set_synthetic_aside(df: pd.DataFrame) -> pd.DataFrame:
+    """Synthetic varieties (dialectbench.perturb) never enter real aggregates: dropped here, with a note."""
+    from dialectbench.perturb.summary import split_synthetic
+
+    real, synthetic = split_synthetic(df)
+    if len(synthetic):
+        stderr.print(f"{len(synthetic)} synthetic-variety row(s) set aside (not real data; the report shows them "
+                     "in their own table)", highlight=False)
+    return real
 
 
 def _check_table3(tasks: pd.DataFrame, out: Path, fmt: Format) -> None:

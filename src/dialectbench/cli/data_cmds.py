@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
+from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr, warn
 
 data_app = typer.Typer(help="Datasets: fetch into the cache, list what is where, count examples and tokens.",
                        no_args_is_help=True)
@@ -113,7 +113,7 @@ def validate_cmd(files: list[Path] = FILES_ARG,
     for path in files:
         cat, problems = validate_file(path, read=not no_read)
         for problem in problems:
-            stderr.print(f"[bold red]error:[/] {problem}", highlight=False)
+            warn(problem, label="error:", style="bold red")
         bad += len(problems)
         if cat is not None and not problems:
             stderr.print(f"{path}: ok ({cat.task}: {len(cat.entries)} entr{'y' if len(cat.entries) == 1 else 'ies'}, "

@@ -9,6 +9,7 @@ from dialectbench.cli import (
     analysis_cmds,
     data_cmds,
     models_cmds,
+    perturb_cmds,
     plan_cmds,
     registry_cmds,
     report_cmds,
@@ -38,7 +39,8 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     """dialectbench command line."""
 
 
-for module in (registry_cmds, analysis_cmds, data_cmds, run_cmds, plan_cmds, report_cmds, sdqa_cmds, models_cmds):
+for module in (registry_cmds, analysis_cmds, data_cmds, run_cmds, plan_cmds, report_cmds, sdqa_cmds, models_cmds,
+               perturb_cmds):
     module.register(app)
 
 if __name__ == "__main__":

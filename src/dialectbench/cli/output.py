@@ -21,8 +21,9 @@ from rich.table import Table
 from rich.text import Text
 
 # soft_wrap: messages are never re-flowed, so paths and names stay copy-pasteable in a pipe or a narrow
-# terminal (rich would otherwise wrap at 80 columns when stderr is not a terminal).
-stderr = Console(stderr=True, soft_wrap=True)
+# terminal (rich would otherwise wrap at 80 columns when stderr is not a terminal). markup off: messages
+# carry paths, names and error texts, whose brackets are text (style goes through Text, see warn()).
+stderr = Console(stderr=True, soft_wrap=True, markup=False)
 
 
 class Format(str, Enum):
@@ -73,25 +74,47 @@ def emit(rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = Non
             writer.writerow({c: _cell(r.get(c)) if isinstance(r.get(c), (list, set, frozenset, tuple))
                              else ("" if r.get(c) is None else r.get(c)) for c in cols})
     else:
-        table = Table(title=title, header_style="bold")
-        console = Console()
-        for c, fixed in zip(cols, _column_widths(rows, cols, console.width)):
-            table.add_column(c, overflow="fold", width=fixed)
-        for r in rows:
-            # lists as "a, b": a narrow terminal then wraps them between items, not inside one
-            table.add_row(*(_cell(r.get(c)).replace(",", ", ") if isinstance(r.get(c), (list, tuple, set,
-                            frozenset)) else _cell(r.get(c)) for c in cols))
-        console.print(table)
+        _print_table(rows, cols, title)
 
 
-def _column_widths(rows: Sequence[dict[str, Any]], cols: list[str], width: int) -> list[int | None]:
+_SNAKE = re.compile(r"^[a-z]+(_[a-z]+)+$")
+
+
+def _print_table(rows: Sequence[dict[str, Any]], cols: list[str], title: str | None) -> None:
+    console = Console()
+    cells = [[_display(r.get(c)) for c in cols] for r in rows]
+    # snake_case headers print as words, so a narrow column breaks them between words, not inside one
+    heads = [c.replace("_", " ") if _SNAKE.match(c) else c for c in cols]
+    if sum(max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(heads)) > console.width - 3 * len(
+            cols) - 1 and len(rows) > 1:
+        # too wide: a column with one value in every row says it once, in the title, and makes room
+        same = [i for i in range(len(cols)) if len({row[i] for row in cells}) == 1]
+        if same and len(same) < len(cols):
+            said = "; ".join(f"{heads[i]}: {cells[0][i]}" for i in same)
+            title = f"{title} ({said})" if title else said
+            keep = [i for i in range(len(cols)) if i not in same]
+            heads, cells = [heads[i] for i in keep], [[row[i] for i in keep] for row in cells]
+    table = Table(title=title, header_style="bold")
+    for h, fixed in zip(heads, _column_widths(heads, cells, console.width)):
+        table.add_column(h, overflow="fold", width=fixed)
+    for row in cells:  # Text, not markup: a name or dataset string such as '[x]' prints as it is
+        table.add_row(*(Text(v) for v in row))
+    console.print(table)
+
+
+def _display(value: Any) -> str:
+    # lists as "a, b": a narrow terminal then wraps them between items, not inside one
+    return _cell(value).replace(",", ", ") if isinstance(value, (list, tuple, set, frozenset)) else _cell(value)
+
+
+def _column_widths(heads: list[str], rows: list[list[str]], width: int) -> list[int | None]:
     """Fixed column widths such that numbers never wrap and text wraps between words, not inside one,
     when the terminal is wide enough for that (None: let rich decide, folding long words as before)."""
-    need, whole, cells_only, short_words, short_headed = [], [], [], [], []
-    for c in cols:
-        cells = [_cell(r.get(c)).replace(",", ", ") if isinstance(r.get(c), (list, tuple, set, frozenset))
-                 else _cell(r.get(c)) for r in rows]
+    need, whole, cells_only, short_words, short_headed, numeric_cols = [], [], [], [], [], []
+    for i, c in enumerate(heads):
+        cells = [row[i] for row in rows]
         numeric = bool(rows) and all(_NUMBER.match(v) for v in cells)
+        numeric_cols.append(numeric)
         full = max([len(c), *(len(v) for v in cells)])
         words = max([len(w) for v in [c, *cells] for w in v.split()] or [1])
         cell_words = max([len(w) for v in cells for w in v.split()] or [1])
@@ -100,21 +123,30 @@ def _column_widths(rows: Sequence[dict[str, Any]], cols: list[str], width: int) 
         cells_only.append(max(len(v) for v in cells) if numeric and cells else min(cell_words, 24))
         short_words.append(cells_only[-1] if numeric else min(cell_words, 12))  # only long words fold
         short_headed.append(max(short_words[-1], min(len(c), 12)) if numeric else short_words[-1])
-    room = width - 3 * len(cols) - 1  # borders and padding
+    room = width - 3 * len(heads) - 1  # borders and padding
     if sum(need) <= room:
-        return [None] * len(cols)  # everything fits on one line: rich's own layout
+        return [None] * len(heads)  # everything fits on one line: rich's own layout
     # headers whole if possible, else only the cells (a long header may then fold), else words of up to 12
     # characters whole, else rich's folding
     least = next((w for w in (whole, cells_only, short_headed, short_words) if sum(w) <= room), None)
     if least is None:
-        return [None] * len(cols)
+        return [None] * len(heads)
     widths = list(least)
     spare = room - sum(widths)
+    for i in sorted(range(len(heads)), key=lambda i: need[i] - widths[i]):  # short numeric headers whole first
+        if numeric_cols[i] and need[i] - widths[i] <= spare:
+            spare -= need[i] - widths[i]
+            widths[i] = need[i]
     wants = [n - w for n, w in zip(need, widths)]
     total = sum(wants) or 1
     for i, want in enumerate(wants):  # the rest in proportion to what each column still lacks
         widths[i] += min(want, spare * want // total)
     return widths
+
+
+def warn(message: str, *, label: str = "warning:", style: str = "yellow") -> None:
+    """A warning on stderr; the message is text, not markup (error texts and paths print as they are)."""
+    stderr.print(Text.assemble((label, style), " ", message), highlight=False)
 
 
 def fail(message: str, code: int = 2) -> None:

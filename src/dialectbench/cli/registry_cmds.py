@@ -72,16 +72,23 @@ def _short(dataset: str) -> str:
 
 
 def tasks_cmd(fmt: Format = FORMAT_OPTION) -> None:
-    """List the tasks (DialectBench Tables 1-2) with their metric, settings and coverage."""
+    """List the tasks (DialectBench Tables 1-2): metric, settings (* = run by default), coverage."""
     reg = registry()
     rows = []
     for t in TASKS.values():
         source = zero_shot_source(t.id)
         rows.append({"id": t.id, "name": t.name, "category": t.category, "metric": t.metric_label,
-                     "settings": list(t.settings), "varieties": len(reg.varieties(task=t.id)),
+                     "settings": [s + "*" * (s in t.defaults) for s in t.all_settings],
+                     "default_settings": list(t.defaults), "varieties": len(reg.varieties(task=t.id)),
                      "clusters": len(reg.clusters(task=t.id)), "zero_shot_source": source and source.name,
-                     "datasets": [_short(d) for d in t.datasets] if fmt == Format.table else list(t.datasets)})
-    emit(rows, fmt, title="DialectBench tasks")
+                     "datasets": list(t.datasets)})
+    if fmt == Format.table:  # 80 columns: category and datasets are in --format json/csv
+        short = {"varieties": "#V", "clusters": "#C"}
+        rows = [{short.get(k, k): v for k, v in r.items() if k not in ("category", "datasets", "default_settings")}
+                for r in rows]
+        emit(rows, fmt, title="DialectBench tasks (* = run by default; #V varieties, #C clusters)")
+    else:
+        emit([{**r, "settings": [s.rstrip("*") for s in r["settings"]]} for r in rows], fmt)
 
 
 def _show_row(v: Variety) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from dialectbench.cli.output import Format, emit, fail, stderr
+from dialectbench.cli.output import Format, emit, fail, stderr, warn
 from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
 from dialectbench.runner.executor import make_executor
 from dialectbench.runner.plan import Group, Job, Plan
@@ -99,7 +99,7 @@ def _print_skips(plan: Plan, problems: list[JobRecord]) -> None:
               for r in problems if (r.message or "").strip()]
     if not lines:
         return
-    stderr.print(f"[yellow]{len(plan.skips)} planned item(s) skipped, {len(problems)} job(s) not completed:[/]")
+    warn(f"{len(plan.skips)} planned item(s) skipped, {len(problems)} job(s) not completed:", label="note:")
     for line in lines[:MAX_LISTED]:
         stderr.print(f"  - {line}", highlight=False, markup=False, soft_wrap=True)
     if len(lines) > MAX_LISTED:
@@ -110,7 +110,7 @@ def _print_summary(store: Path, keys: list[str]) -> None:
     try:
         tables = summary_tables(store, keys)
     except Exception as err:  # noqa: BLE001 - the results are stored; a summary bug must not hide that
-        stderr.print(f"[yellow]warning:[/] could not compute the summary: {type(err).__name__}: {err}")
+        warn(f"could not compute the summary: {type(err).__name__}: {err}")
         return
     for title, rows in tables:
         if rows:
@@ -126,7 +126,7 @@ def _print_flags(store: Path, keys: list[str]) -> None:
         flagged = [r for r in db.flagged(keys) if needs_warning({"flags": r["flags"]})]
     if not flagged:
         return
-    stderr.print(f"[yellow]warning:[/] {len(flagged)} score(s) flagged (kept in the store; see the report):")
+    warn(f"{len(flagged)} score(s) flagged (kept in the store; see the report):")
     for r in flagged[:MAX_LISTED]:
         stderr.print(f"  - {_where(r['task'], r['setting'], r['variety'])}: {'; '.join(describe(r['flags']))}",
                      highlight=False, markup=False, soft_wrap=True)
@@ -148,7 +148,7 @@ def _build_report(store: Path, folder: Path, keys: list[str]) -> None:
     try:
         out = build_report(store, folder, keys=keys)
     except (ReportInputError, ValueError) as err:
-        stderr.print(f"[yellow]warning:[/] no report built: {err}", highlight=False)
+        warn(f"no report built: {err}")
         return
     if out:
         stderr.print(f"report: {out}", highlight=False)
@@ -168,7 +168,7 @@ def _write_results(store: Path, out: Path, run_id: str, keys: list[str]) -> Path
     try:
         path = write_results(store, out, run_id, keys)
     except OSError as err:
-        stderr.print(f"[yellow]warning:[/] could not write the results file: {err}", highlight=False)
+        warn(f"could not write the results file: {err}")
         return None
     stderr.print(f"results: {path}", highlight=False)
     return path
@@ -230,6 +230,9 @@ RESCORE_OPT = typer.Option(False, "--rescore", help="Re-score icl jobs from the 
 LOG_SAMPLES_OPT = typer.Option(False, "--log-samples", help="icl: store each example's exact prompt and raw "
                                "answer (`dialectbench results samples`); jobs already stored need --rerun "
                                "(answers then come from the request cache).")
+SYNTHETIC_OPT = typer.Option(None, "--synthetic", help="Also evaluate synthetic varieties: the English UD test "
+                             "sets (pos, dep) rewritten by these dialect profiles (aave, singlish, indian, "
+                             "nigerian; comma-separated), named 'english (i:synthetic-<profile>)'.")
 ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
                        "seed, run id, job key and flags.")
 
@@ -246,7 +249,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             gpus_per_job: float | None = GPUS_PER_JOB_OPT, mode: str | None = ICL_MODE_OPT,
             concurrency: int | None = CONCURRENCY_OPT, max_invalid: float | None = MAX_INVALID_OPT,
             job_budget: float | None = JOB_BUDGET_OPT, rescore: bool = RESCORE_OPT,
-            log_samples: bool = LOG_SAMPLES_OPT) -> None:
+            log_samples: bool = LOG_SAMPLES_OPT, synthetic: list[str] | None = SYNTHETIC_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
     from dialectbench.runner.options import OptionError, RunOptions
 
@@ -273,7 +276,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             result = run(tasks=tasks, varieties=varieties, clusters=clusters, model=model, settings=settings,
                          data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress,
                          executor=runner_executor, options=options,
-                         backend_options=icl_options or None)
+                         backend_options=icl_options or None, synthetic=synthetic)
     except (PlanError, RunError, StoreError) as err:
         fail(str(err))
     except RayUnavailable as err:

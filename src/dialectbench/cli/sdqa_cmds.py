@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
+from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr, warn
 
 sdqa_app = typer.Typer(help="Spoken dialectal QA (SD-QA): ASR, WER by dialect, QA, fairness, demo.",
                        no_args_is_help=True)
@@ -350,8 +350,8 @@ def demo_cmd(voice: list[str] = _VOICES, questions: int = _N_QUESTIONS, general_
     from dialectbench.sdqa import SDQAError
     from dialectbench.sdqa.demo import VOICES, run_demo
 
-    stderr.print(f"[bold]note:[/] synthesizing {questions or 'all'} demo questions in "
-                 f"{len(voice or VOICES)} synthetic voices ...")
+    warn(f"synthesizing {questions or 'all'} demo questions in {len(voice or VOICES)} synthetic voices ...",
+         label="note:", style="bold")
     try:
         res = run_demo(voice or VOICES, n_questions=questions, domain_lm=not general_lm,
                        progress=fmt == Format.table)

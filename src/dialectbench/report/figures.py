@@ -67,8 +67,10 @@ def _metric_words(task: str, best: pd.DataFrame) -> str:
 def _save(fig, out_dir: Path, stem: str) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"svg": out_dir / f"{stem}.svg", "png": out_dir / f"{stem}.png"}
-    fig.savefig(paths["svg"], bbox_inches="tight", metadata={"Date": None})
-    fig.savefig(paths["png"], bbox_inches="tight", dpi=110)
+    # the tight box measured once (a draw) serves both files; bbox_inches="tight" would draw twice per file
+    box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(0.1)
+    fig.savefig(paths["svg"], bbox_inches=box, metadata={"Date": None})
+    fig.savefig(paths["png"], bbox_inches=box, dpi=110)
     plt.close(fig)
     return paths
 
@@ -97,10 +99,13 @@ def max_score_figure(data: ReportData, task: str, out_dir: Path) -> dict[str, Pa
             rows = ys[i:i + len(g)]
             if data.cluster_unseen.get((task, cluster)):
                 ax.axhspan(rows[0] - 0.6, rows[-1] + 0.6, color=UNSEEN_SHADE, zorder=0, lw=0)
-            for y, r in zip(rows, g.itertuples(index=False)):
-                ax.barh(y, r.score, height=0.78, color="white" if r.representative else BAR_GREYS[k % 2],
-                        edgecolor="black", linewidth=0.5, hatch="////" if r.representative else None, zorder=2)
-                ax.text(r.score + 0.8, y, f"{r.score:.1f}", va="center", fontsize=6, zorder=3)
+            rep = g["representative"].to_numpy(dtype=bool)
+            for mask, style in ((~rep, {"color": BAR_GREYS[k % 2]}), (rep, {"color": "white", "hatch": "////"})):
+                if mask.any():  # one bar container per cluster and style, not one per variety
+                    ax.barh(np.asarray(rows)[mask], g["score"].to_numpy()[mask], height=0.78, edgecolor="black",
+                            linewidth=0.5, zorder=2, **style)
+            for y, score in zip(rows, g["score"]):
+                ax.text(score + 0.8, y, f"{score:.1f}", va="center", fontsize=6, zorder=3)
             label = f"{_txt(cluster)} †" if data.cluster_unseen.get((task, cluster)) else _txt(cluster)
             ax.text(1.01, (rows[0] + rows[-1]) / 2, label, transform=ax.get_yaxis_transform(), va="center",
                     ha="left", fontsize=7, style="italic")
@@ -163,9 +168,10 @@ def gap_scatter(data: ReportData, task: str, out_dir: Path) -> dict[str, Path] |
         fig.suptitle(f"{task}: dialect gaps of zero-shot transfer from English{shown}\n"
                      "one point per cluster; closer to 0 is better")
         fig.tight_layout()
-        for ax, model in zip(axes[0], models):  # after the layout is fixed, so label boxes are where they land
+        renderer = _settled(fig)  # after the layout is fixed, so label boxes are where they land
+        for ax, model in zip(axes[0], models):
             g = pts[pts["model"] == model]
-            _label_points(ax, g["eng_eng"].to_numpy(), g["eng_rep"].to_numpy(), g["cluster"].tolist())
+            _label_points(ax, g["eng_eng"].to_numpy(), g["eng_rep"].to_numpy(), g["cluster"].tolist(), renderer)
         return _save(fig, out_dir, f"fig4_gaps_{task}")
 
 
@@ -175,41 +181,47 @@ _SPOTS = [((4, 2), "left"), ((4, -8), "left"), ((-4, 2), "right"), ((-4, -8), "r
 _RINGS = (1.0, 2.0, 3.2, 4.6, 6.2, 8.0)
 
 
-def _label_points(ax, xs, ys, labels) -> None:
+def _settled(fig):
+    """Draw once, so the (lazily autoscaled) limits and data -> pixel positions are final; the renderer."""
+    fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
+
+def _label_points(ax, xs, ys, labels, renderer) -> None:
     """Name each point, avoiding other labels and markers: try spots around it, further out (with a leader
-    line) when the near ones collide, and keep the first free one - or, when none is free, the least bad."""
-    fig = ax.figure
-    fig.canvas.draw()  # settles the (lazily autoscaled) limits, so data -> pixel positions are final
-    renderer = fig.canvas.get_renderer()
-    r = 4.0 * fig.dpi / 72.0  # marker half-size in pixels
+    line) when the near ones collide, and keep the first free one - or, when none is free, the least bad.
+    Each label is measured once; a candidate spot is that box moved, so only the chosen one is drawn."""
+    px = ax.figure.dpi / 72.0  # pixels per point
+    r = 4.0 * px  # marker half-size
     centres = [ax.transData.transform((x, y)) for x, y in zip(xs, ys)]
     markers = [Bbox.from_extents(mx - r, my - r, mx + r, my + r) for mx, my in centres]
     inside = ax.get_window_extent(renderer)
     taken: list = []
     for i in sorted(range(len(xs)), key=lambda j: (-ys[j], xs[j])):
+        probe = ax.annotate(_txt(labels[i]), (xs[i], ys[i]), xytext=(0, 0), textcoords="offset points",
+                            fontsize=6.5, ha="left")
+        probe.update_positions(renderer)
+        base = Text.get_window_extent(probe, renderer)  # the text's own box at the point, left-aligned
+        probe.remove()
         best = None
         for ring in _RINGS:
             for (dx, dy), ha in _SPOTS:
                 offset = (dx * ring, dy * ring + (ring - 1) * 2 * np.sign(dy))
-                ann = ax.annotate(_txt(labels[i]), (xs[i], ys[i]), xytext=offset, textcoords="offset points",
-                                  fontsize=6.5, ha=ha, arrowprops=(
-                                      {"arrowstyle": "-", "lw": 0.4, "color": "#555555"} if ring > 1 else None))
-                ann.update_positions(renderer)  # the text's own box: a leader line may cross others
-                box = Text.get_window_extent(ann, renderer).padded(2.5)
+                shift = {"left": 0.0, "center": -base.width / 2, "right": -base.width}[ha]
+                box = base.translated(offset[0] * px + shift, offset[1] * px).padded(2.5)
                 cost = (10 * sum(box.overlaps(b) for b in taken)
                         + 3 * sum(box.overlaps(m) for k, m in enumerate(markers) if k != i)
                         + 5 * (not (inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1))) + ring)
                 if best is None or cost < best[0]:
-                    if best is not None:
-                        best[1].remove()
-                    best = (cost, ann, box)
-                else:
-                    ann.remove()
+                    best = (cost, offset, ha, ring, box)
                 if cost == ring:  # free: nothing nearer is left to try
                     break
             if best[0] == ring:
                 break
-        taken.append(best[2])
+        _, offset, ha, ring, box = best
+        ax.annotate(_txt(labels[i]), (xs[i], ys[i]), xytext=offset, textcoords="offset points", fontsize=6.5,
+                    ha=ha, arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "#555555"} if ring > 1 else None)
+        taken.append(box)
 
 
 def sdqa_scatter(sdqa: dict, out_dir: Path) -> dict[str, Path] | None:
@@ -229,9 +241,10 @@ def sdqa_scatter(sdqa: dict, out_dir: Path) -> dict[str, Path] | None:
         ax.grid(lw=0.3, color="#999999")
         ax.legend(title="model", fontsize=7)
         fig.tight_layout()
+        renderer = _settled(fig)
         for _, g in df.dropna(subset=["wer", "f1"]).groupby("model", sort=True):
             _label_points(ax, g["wer"].to_numpy(dtype=float), g["f1"].to_numpy(dtype=float),
-                          g["dialect"].astype(str).tolist())
+                          g["dialect"].astype(str).tolist(), renderer)
         return _save(fig, out_dir, "fig_sdqa_wer_f1")
 
 

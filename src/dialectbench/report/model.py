@@ -37,6 +37,7 @@ class ReportData:
     n_resamples: int = 1000
     comparison: Any = None  # report.compare.Comparison with --compare paper: published rows beside ours
     flags: list[dict[str, Any]] = field(default_factory=list)  # flagged scores (runner/flags.py), store only
+    synthetic: list[dict[str, Any]] = field(default_factory=list)  # perturb.summary.synthetic_rows: own table
 
 
 def _task_order(tasks) -> list[str]:
@@ -166,8 +167,11 @@ def _paper_tables(tasks: list[str]) -> dict[str, pd.DataFrame]:
 
 def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any = None,
                n_resamples: int = 1000, sdqa: dict[str, Any] | None = None) -> ReportData:
-    """Run the analysis package over one scores table."""
-    df = inp.scores
+    """Run the analysis package over one scores table (synthetic varieties set aside: own table only)."""
+    from dialectbench.perturb.summary import split_synthetic, synthetic_rows
+
+    synthetic = synthetic_rows(inp.scores)
+    df = split_synthetic(inp.scores)[0]
     tasks = _task_order(df["task"])
     models = sorted(df["model"].unique())
     best = analysis.max_scores(df)
@@ -195,4 +199,4 @@ def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any =
         leaderboard=leaderboard, model_matrix=matrix,
         cluster_unseen={k: _cluster_unseen(k[0], k[1], v) for k, v in shown.items()},
         paper=_paper_tables(tasks) if compare_paper else None, sdqa=sdqa, n_resamples=n_resamples,
-        comparison=comparison, flags=list(inp.flags))
+        comparison=comparison, flags=list(inp.flags), synthetic=synthetic)

@@ -294,6 +294,17 @@ def flags_table(data: ReportData) -> Table:
                  note="Stored like any other score, but not to be read at face value.")
 
 
+def synthetic_table(data: ReportData) -> Table:
+    """Synthetic varieties (dialectbench.perturb) beside English; never in the rankings above."""
+    from dialectbench.perturb.summary import TITLE
+
+    cols = [Column("task", "Task"), Column("variety", "Synthetic variety"), Column("model", "Model"),
+            Column("setting", "Setting"), Column("score", "Score"), Column("eng", "English"),
+            Column("gap", "Gap")]
+    return Table("synthetic_varieties", "Synthetic varieties", cols, data.synthetic, row_variety="variety",
+                 note=TITLE + ". Gap = English - synthetic, same model, task and setting.")
+
+
 def all_tables(data: ReportData) -> list[Table]:
     tables = [table3(data), table4(data)]
     if data.flags:
@@ -303,6 +314,8 @@ def all_tables(data: ReportData) -> list[Table]:
                    model_matrix_table(data, task), gaps_by_cluster(data, task)]
     if data.sdqa:
         tables += sdqa_tables(data.sdqa)
+    if data.synthetic:
+        tables.append(synthetic_table(data))
     return tables
 
 

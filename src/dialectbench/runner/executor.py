@@ -228,6 +228,7 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
             return
     scored: dict[Any, dict[str, Any]] = {}  # a variety evaluated under two settings is predicted once
     train_labels = jobflags.label_counts(train)
+    train_tags = jobflags.tag_counts(train, group.task)
     narrowed = _Narrowed(group, backend, train, dev, seed)
     for job in jobs:
         events.job_started(job)
@@ -241,7 +242,8 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
                           message=f"fit on the shared label space failed: {type(err).__name__}: {err}")
             continue
         yield _evaluate_job(job, group, job_model, golds, did_pool, seed, config, fit_seconds, scored,
-                            train_labels=space["train_labels"] if space else train_labels, label_space=space)
+                            train_labels=space["train_labels"] if space else train_labels, label_space=space,
+                            train_tags=train_tags)
 
 
 class _Narrowed:
@@ -281,7 +283,8 @@ def _fallbacks(model: Any) -> int:
 
 def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool: tuple | None, seed: int,
                   config: dict[str, Any], fit_seconds: float, cache: dict[Any, dict[str, Any]], *,
-                  train_labels: Counter | None = None, label_space: dict[str, Any] | None = None) -> JobRecord:
+                  train_labels: Counter | None = None, label_space: dict[str, Any] | None = None,
+                  train_tags: Counter | None = None) -> JobRecord:
     t0 = time.perf_counter()
     key = (job.variety, None if label_space is None else tuple(label_space["labels"]))
     try:
@@ -306,7 +309,8 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
     extra = dict(scored["extra"])
     # DId scores one class of a pooled test: its own examples all share one label, so no majority rate
     flags = jobflags.evaluation_flags(train_labels or Counter(), golds, scored["score"], scored["metric"],
-                                      fallbacks=scored.get("fallbacks", 0), majority=did_pool is None)
+                                      fallbacks=scored.get("fallbacks", 0), majority=did_pool is None,
+                                      task=job.task, train_tags=train_tags)
     if label_space is not None:
         flags["label_space"] = {k: v for k, v in label_space.items() if k != "train_labels"}
     if flags:

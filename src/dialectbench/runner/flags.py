@@ -4,7 +4,9 @@ Every finished job may carry flags in `extra["flags"]` (the store keeps them; th
 report and `results export --all` show them):
 
 - `unseen_labels`: the test set has gold labels the model never saw in training; `share` is the fraction
-  of test examples with such a label (those are scored wrong whatever the model does);
+  of test examples with such a label (those are scored wrong whatever the model does). For tagging (POS
+  tags, NER entity types) an example counts when any of its tokens has such a tag, and `token_share` is
+  the fraction of test tokens;
 - `below_majority`: the score is below the test set's majority-class rate (`majority_rate`, in %), i.e.
   below what always answering the most frequent test label would get in accuracy;
 - `fallbacks`: the number of test examples for which the model fell back to a default prediction
@@ -35,6 +37,30 @@ def label_of(example: Any) -> str | None:
     return None
 
 
+def tags_of(example: Any, task: str) -> tuple[str, ...]:
+    """The gold tags of a tagging example: UPOS for POS, entity types (BIO prefix dropped) for NER."""
+    if task == "pos" and hasattr(example, "upos"):
+        return tuple(example.upos)
+    if task == "ner" and hasattr(example, "tags"):
+        return tuple(t.split("-", 1)[-1] for t in example.tags if t != "O")
+    return ()
+
+
+def tag_counts(examples: Iterable[Any], task: str) -> Counter:
+    return Counter(t for ex in examples for t in tags_of(ex, task))
+
+
+def _unseen_tags(train_tags: Counter, golds: Sequence[Any], task: str) -> dict[str, Any] | None:
+    per_example = [tags_of(ex, task) for ex in golds]
+    unseen = sorted({t for tags in per_example for t in tags} - set(train_tags))
+    if not train_tags or not unseen or not golds:
+        return None
+    tokens = [len(getattr(ex, "upos", None) or getattr(ex, "tags", ())) for ex in golds]
+    hit = [sum(t in unseen for t in tags) for tags in per_example]
+    return {"share": round(sum(h > 0 for h in hit) / len(golds), 4),
+            "token_share": round(sum(hit) / max(sum(tokens), 1), 4), "labels": unseen}
+
+
 def label_counts(examples: Iterable[Any]) -> Counter:
     labels = [label_of(ex) for ex in examples]
     return Counter(x for x in labels if x is not None)
@@ -53,9 +79,13 @@ def shared_labels(train: Counter, test: Counter) -> set[str] | None:
 
 
 def evaluation_flags(train_labels: Counter, golds: Sequence[Any], score: float | None, metric: str,
-                     *, fallbacks: int = 0, majority: bool = True) -> dict[str, Any]:
+                     *, fallbacks: int = 0, majority: bool = True, task: str = "",
+                     train_tags: Counter | None = None) -> dict[str, Any]:
     """The flags of one scored job (empty when nothing is wrong)."""
     flags: dict[str, Any] = {}
+    tags = _unseen_tags(train_tags or Counter(), golds, task)
+    if tags:
+        flags["unseen_labels"] = tags
     test = label_counts(golds)
     n = sum(test.values())
     if train_labels and n:
@@ -77,7 +107,8 @@ def describe(flags: dict[str, Any]) -> list[str]:
     out = []
     if "unseen_labels" in flags:
         f = flags["unseen_labels"]
-        out.append(f"{100 * f['share']:.1f}% of test examples have labels unseen in training "
+        tokens = f" ({100 * f['token_share']:.1f}% of tokens)" if "token_share" in f else ""
+        out.append(f"{100 * f['share']:.1f}% of test examples{tokens} have labels unseen in training "
                    f"({', '.join(f['labels'])})")
     if "below_majority" in flags:
         f = flags["below_majority"]

@@ -45,6 +45,15 @@ class RunOptions:
         if self.max_train_minutes is not None and self.max_train_minutes <= 0:
             raise OptionError(f"--max-train-minutes must be positive (got {self.max_train_minutes})")
 
+    def marks(self) -> str:
+        """What a model's stored name says about a non-default run ("limit 50, epochs 1"; "" for a plain
+        run): a shortened or limited run's scores must never pass for, or shadow, a plain run's."""
+        parts = [f"limit {self.limit}" if self.limit is not None else "",
+                 f"epochs {self.epochs}" if self.epochs is not None else "",
+                 f"batch {self.batch_size}" if self.batch_size is not None else "",
+                 f"max {self.max_train_minutes:g} min" if self.max_train_minutes is not None else ""]
+        return ", ".join(p for p in parts if p)
+
     def key_config(self) -> dict[str, Any]:
         """What joins the job config (only options that are set: keys of plain runs do not change).
         The training options reach the key through the backend's own config; the limit is added here."""
@@ -123,11 +132,11 @@ class LimitedSource:
         return list(examples[:self.limit]) if split == "test" else examples
 
 
-class LimitedBackend:
-    """The backend, with what its models report as (MT's "copy") marked as limited too."""
+class MarkedBackend:
+    """The backend, with what its models report as (MT's "copy") carrying the run's marks too."""
 
-    def __init__(self, backend: Any, limit: int) -> None:
-        self._backend, self.limit = backend, limit
+    def __init__(self, backend: Any, marks: str) -> None:
+        self._backend, self.marks = backend, marks
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name == "_backend":
@@ -139,7 +148,7 @@ class LimitedBackend:
         reports_as = getattr(model, "reports_as", None)
         if reports_as:
             try:
-                model.reports_as = f"{reports_as} (limit {self.limit})"
+                model.reports_as = f"{reports_as} ({self.marks})"
             except AttributeError:  # a read-only property: the name stays as the model has it
                 pass
         return model

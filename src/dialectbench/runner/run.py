@@ -17,7 +17,7 @@ from dialectbench.backends.base import BackendUnavailableError
 from dialectbench.data.user_catalogue import with_user_data
 from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.once import warnings_once
-from dialectbench.runner.options import LimitedBackend, LimitedSource, OptionError, RunOptions
+from dialectbench.runner.options import LimitedSource, MarkedBackend, OptionError, RunOptions
 from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan
 from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store, StoreError
 
@@ -101,6 +101,16 @@ def _open_source(data_dir: str | Path | None) -> Any:
         raise RunError(str(err)) from None
 
 
+def _with_synthetic(source: Any, profiles: Sequence[str], seed: int) -> Any:
+    from dialectbench.perturb import PerturbError
+    from dialectbench.perturb.synthetic import with_synthetic
+
+    try:
+        return with_synthetic(source, profiles, seed)
+    except PerturbError as err:
+        raise RunError(str(err)) from None
+
+
 def _get_backend(model: str, options: dict[str, Any] | None = None) -> Any:
     from dialectbench.backends import get_backend
 
@@ -129,19 +139,23 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
         data_dir: str | Path | None = None, store: str | Path = DEFAULT_STORE, seed: int = 0,
         rerun: bool = False, source: Any = None, backend: Any = None, catalog: Catalog | None = None,
         executor: Any = None, events: RunEvents | None = None, options: RunOptions | None = None,
-        backend_options: dict[str, Any] | None = None) -> RunResult:
+        backend_options: dict[str, Any] | None = None, synthetic: Sequence[str] | None = None) -> RunResult:
     """Plan the jobs, run the pending ones, commit each finished job to `store`; returns the tally.
 
     `source`, `backend`, `catalog` and `executor` default to the bundled sample suite (or `data_dir`),
     `get_backend(model, **backend_options)`, the packaged registry and the in-process executor.
     `options` (limit, device, batch size, epochs, time cap; see options.py) join the job keys;
     `backend_options` (the icl options: mode, concurrency, max_invalid...) go to the backend as they are.
+    `synthetic` (profile ids, e.g. ["aave"]) adds the synthetic varieties `english (i:synthetic-<id>)` of the
+    UD tasks (dialectbench.perturb.synthetic).
     Raises `PlanError` for unknown names and `RunError` when the run cannot start.
     """
     events = events or QuietEvents()
     options = options or RunOptions()
     source = source if source is not None else _open_source(data_dir)
     source = with_user_data(source)  # the datasets of --catalogue / $DIALECTBENCH_CATALOGUE files
+    if synthetic:
+        source = _with_synthetic(source, synthetic, seed)
     if options.limit is not None:
         source = LimitedSource(source, options.limit)
     if backend is None:  # (options only when given: tests and tools replace _get_backend(model))
@@ -152,9 +166,9 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
         backend = _get_backend(model, given) if given else _get_backend(model)
         _preflight(backend)
     model_name = getattr(backend, "name", model)
-    if options.limit is not None:  # a smoke test's scores must never pass for (or shadow) a full run's
-        model_name = f"{model_name} (limit {options.limit})"
-        backend = LimitedBackend(backend, options.limit)
+    if options.marks():  # a smoke test's or a shortened run's scores must never pass for (or shadow) a plain run's
+        model_name = f"{model_name} ({options.marks()})"
+        backend = MarkedBackend(backend, options.marks())
     try:  # an llm: backend asks its server which model it serves here
         backend_config = dict(getattr(backend, "config", {}) or {})
     except BackendUnavailableError as err:
@@ -175,7 +189,8 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
                             run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
                                         "model": model_name, "settings": plan.settings, "rerun": rerun,
                                         "data_dir": None if data_dir is None else str(data_dir),
-                                        "store": str(store), "device": options.device, **job_config},
+                                        "store": str(store), "device": options.device,
+                                        "synthetic": list(synthetic or []), **job_config},
                             seed=seed, rerun=rerun)
     finally:
         db.close()

@@ -63,9 +63,15 @@ def gap_rows(gaps: Any) -> list[dict[str, Any]]:
 def summary_tables(store: str | Path, keys: Sequence[str] | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
     """[(title, rows)] for the terminal: the task summary and the cluster gaps."""
     from dialectbench.analysis import gaps, task_summary
+    from dialectbench.perturb.summary import TITLE, split_synthetic, synthetic_rows
 
     frame = scores_frame(store, keys)
     if frame.empty:
         return []
+    real, synthetic = split_synthetic(frame)  # synthetic varieties never enter the real rankings
+    extra = [(TITLE, synthetic_rows(frame))] if not synthetic.empty else []
+    if real.empty:
+        return extra
+    frame = real
     return [("Task summary: maximum obtainable scores (DialectBench Table 3 layout; #C clusters, #V varieties)", task_rows(task_summary(frame))),
-            ("Cluster dialect gaps in % (DialectBench Table 4; rep = cluster representative)", gap_rows(gaps(frame)))]
+            ("Cluster dialect gaps in % (DialectBench Table 4; rep = cluster representative)", gap_rows(gaps(frame)))] + extra
