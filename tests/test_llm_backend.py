@@ -199,20 +199,22 @@ def test_retry_on_500_then_success(server):
     assert len(server.requests) == 3
 
 
-def _dead_url() -> str:
+@pytest.fixture
+def dead_url():
+    """A URL whose port is bound but not listening: connections are refused, and no other process can
+    take the port while the test runs (a closed free port could be reused)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+        yield f"http://127.0.0.1:{s.getsockname()[1]}/v1"
 
 
-def test_server_down_ends_the_run_once_in_one_line(tmp_path):
+def test_server_down_ends_the_run_once_in_one_line(tmp_path, dead_url):
     from typer.testing import CliRunner
 
     from dialectbench.cli.main import app
     from dialectbench.runner import RunError, Store, run
 
-    url = _dead_url()
+    url = dead_url
     backend = get_backend(f"llm:{url}", model="m", mode="generate", retries=1, backoff=0.0, timeout=2,
                           concurrency=1)
     with pytest.raises(RunError, match="no usable reply from the LLM server at .* after 2 attempts") as info:
