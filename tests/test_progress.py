@@ -159,3 +159,23 @@ def test_on_a_terminal_the_bar_fits_80_columns():
     rendered = [line for line in final if "jobs" in line]
     assert rendered and all(len(line.rstrip()) <= 80 for line in rendered)
     assert "4/4 jobs" in rendered[-1]
+
+
+class ReportsThreads(FakeBackend):
+    """Reports the math threads its fit may use (torch's and the OpenMP variable)."""
+
+    def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None, *, seed: int = 0) -> Any:
+        import torch
+
+        prog.report("fit", done=1, total=1, unit=f"torch{torch.get_num_threads()} omp{os.environ.get('OMP_NUM_THREADS')}")
+        return super().fit(task, train, dev, seed=seed)
+
+
+def test_two_local_workers_use_one_math_thread_each(tmp_path):
+    """Two workers on two cores, each with the default thread pool of one per core, would run four
+    threads on two cores: each worker is capped at its --cpus-per-job (1)."""
+    events = Recorder()
+    run(store=tmp_path / "r.sqlite", source=FakeSource(), backend=ReportsThreads(0.0), tasks=["tc", "pos"],
+        executor=ProcessExecutor(workers=2, threads=1), events=events)
+    units = {info["unit"] for _, info in events.reports if info["stage"] == "fit"}
+    assert units == {"torch1 omp1"}

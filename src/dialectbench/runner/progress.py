@@ -38,10 +38,8 @@ class _Throttle:
         if step == self.last_step and now - self.last_time < self.min_interval:
             return
         self.last_time, self.last_step = now, step
-        try:
+        with contextlib.suppress(Exception):  # a display or queue problem must never fail the fit itself
             self.callback(info)
-        except Exception:  # noqa: BLE001 - a display or queue problem must never fail the fit itself
-            pass
 
 
 def report(stage: str = "fit", *, done: float | None = None, total: float | None = None,
@@ -107,10 +105,8 @@ class QueueReporter:
         self.queue, self.token = queue, token
 
     def __call__(self, info: dict[str, Any]) -> None:
-        try:
+        with contextlib.suppress(Exception):  # queue.Full, a closed queue, a Ray queue actor gone
             self.queue.put_nowait((self.token, info))
-        except Exception:  # noqa: BLE001 - queue.Full, a closed queue, a Ray queue actor gone
-            pass
 
 
 def drain(queue: Any, deliver: Callable[[Any, dict[str, Any]], None], limit: int = 1000) -> int:

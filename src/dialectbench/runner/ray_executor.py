@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dialectbench.runner import progress
 from dialectbench.runner.executor import (
     Events,
     NoEvents,
@@ -31,7 +32,6 @@ from dialectbench.runner.executor import (
     limit_threads,
     run_group,
 )
-from dialectbench.runner import progress
 from dialectbench.runner.plan import DATA_ERRORS, Group, Job
 from dialectbench.runner.store import JobRecord
 

@@ -220,8 +220,9 @@ class BiaffineParser(BaselineModel):
             budget.decay = (opt, cfg.lr, total)
         for epoch in range(1, cfg.max_epochs + 1):
             loss = self._epoch(train, opt, rng, budget,
-                               lambda: progress.report("fit", done=budget.words, total=total, unit="words",
-                                                       epoch=epoch, epochs=cfg.max_epochs))
+                               lambda epoch=epoch: progress.report("fit", done=budget.words, total=total,
+                                                                   unit="words", epoch=epoch,
+                                                                   epochs=cfg.max_epochs))
             score = self._uas(dev) if dev else -loss
             self.history.append({"epoch": epoch, "loss": loss, "dev_uas": score if dev else None,
                                  **budget.elapsed()})
