@@ -204,9 +204,10 @@ class Tracker:
         self.done += state["evals"].pop(job_key, 0.0)
 
     def eta(self) -> float | None:
-        """Seconds left, or None before any work is measured."""
+        """Seconds left, or None before 1% of the work is measured (the rate of a fit's first batch,
+        start-up included, would promise days)."""
         elapsed = self.clock() - self.start
-        if self.done <= 0 or elapsed <= 0:
+        if self.done <= 0.01 * self.total or elapsed <= 0:
             return None
         return max(0.0, elapsed * max(0.0, self.total - self.done) / self.done)
 
