@@ -128,3 +128,33 @@ def test_the_cli_runs_on_ray_and_reports_the_usual_tally(tmp_path, cluster, monk
     assert out.exit_code == 0, out.output
     with Store(store) as db:
         assert f"{len(db.done_keys())} job(s) run, 0 already in the store" in " ".join(out.stderr.split())
+
+
+class ReportsProgress(FakeBackend):
+    """Reports two epochs of its fit, tagged with the reporting process's id."""
+
+    def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None, *, seed: int = 0) -> Any:
+        from dialectbench.runner import progress
+
+        for epoch in (1, 2):
+            progress.report("fit", done=epoch, total=2, unit=f"pid{os.getpid()}", epoch=epoch, epochs=2)
+        return super().fit(task, train, dev, seed=seed)
+
+
+def test_progress_inside_jobs_comes_back_from_the_ray_workers(tmp_path, cluster):
+    class Heard:
+        def __init__(self) -> None:
+            self.reports: list[dict] = []
+
+        def __getattr__(self, name: str) -> Any:  # the other run events: nothing to do
+            return lambda *args: None
+
+        def job_progress(self, group: Any, info: dict) -> None:
+            self.reports.append(info)
+
+    events = Heard()
+    run(store=tmp_path / "r.sqlite", source=FakeSource(), backend=ReportsProgress(0.0), tasks=["tc"],
+        executor=RayExecutor(address=cluster.address), events=events)
+    fits = [r for r in events.reports if r["stage"] == "fit"]
+    assert {r["epoch"] for r in fits} == {1, 2}
+    assert fits and all(r["unit"] != f"pid{os.getpid()}" for r in fits)  # from the workers, not the driver

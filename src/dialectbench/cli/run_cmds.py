@@ -12,14 +12,7 @@ from typing import Any, Self
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from dialectbench.cli.output import Format, emit, fail, stderr, warn
 from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
@@ -37,13 +30,23 @@ results_app = typer.Typer(help="Read results out of a result store.", no_args_is
 
 
 class RichProgress:
-    """Run events -> a rich progress bar on stderr: jobs done/total, the current job, ETA."""
+    """Run events -> a rich progress bar on stderr: the work done (weighted by each training set's
+    size, with progress inside long fits), jobs done/total, what runs now, and an ETA from the work
+    rate (`runner.progress.Tracker`). Fits 80 columns; in a pipe or log file it prints one line per
+    training set and at most one progress line per `PIPE_EVERY` seconds, never a redraw per update."""
+
+    PIPE_EVERY = 30.0
 
     def __init__(self, console: Console) -> None:
-        self.progress = Progress(TextColumn("{task.description}", style="cyan"), BarColumn(),
-                                 MofNCompleteColumn(), TextColumn("jobs"), TimeElapsedColumn(),
-                                 TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=False)
+        from dialectbench.runner.progress import Tracker
+
+        self.console = console
+        self.tracker = Tracker()
+        self.progress = Progress(TextColumn("{task.description}", style="cyan"), BarColumn(bar_width=10),
+                                 TextColumn("{task.fields[jobs]} jobs"), TimeElapsedColumn(),
+                                 TextColumn("ETA {task.fields[eta]}"), console=console, transient=False)
         self.bar: Any = None
+        self.last_line = float("-inf")
 
     def __enter__(self) -> Self:
         self.progress.start()
@@ -55,24 +58,54 @@ class RichProgress:
         self.progress.stop()
 
     def planned(self, plan: Plan, pending: int) -> None:
-        self.bar = self.progress.add_task("planning", total=pending)
+        self.tracker.planned(plan, pending)
+        self.bar = self.progress.add_task("planning", total=max(self.tracker.total, 1e-9), jobs=f"0/{pending}",
+                                          eta="-:--:--")
 
     def group_started(self, group: Group, jobs: Sequence[Job]) -> None:
+        self.tracker.group_started(group, jobs)
         text = f"{group.task}: training on {group.training.label} ({len(jobs)} evaluation(s))"
         self._say(text)
-        if not self.progress.console.is_terminal:  # a log file gets one plain line per training set
-            self.progress.console.print(text, highlight=False, markup=False)
+        if not self.console.is_terminal:  # a log file gets one plain line per training set
+            self.console.print(text, highlight=False, markup=False, soft_wrap=True)
 
     def job_started(self, job: Job) -> None:
         self._say(f"{job.task} · {job.setting} · {job.variety}")
 
-    def job_finished(self, record: JobRecord, written: bool) -> None:
-        if self.bar is not None:
-            self.progress.advance(self.bar)
+    def job_progress(self, group: Group, info: dict) -> None:
+        """Progress inside a group (from this process or a worker): the fit's epoch and examples."""
+        from dialectbench.runner.progress import describe
 
-    def _say(self, text: str) -> None:
-        if self.bar is not None:
-            self.progress.update(self.bar, description=text[:70])
+        self.tracker.job_progress(group, info)
+        text = f"{group.task} · {group.training.label}: {describe(info)}"
+        self._say(text)
+        now = self.tracker.clock()
+        if not self.console.is_terminal and now - self.last_line >= self.PIPE_EVERY:
+            self.last_line = now
+            self.console.print(f"  {text} (ETA {self._eta()})", highlight=False, markup=False, soft_wrap=True)
+
+    def job_finished(self, record: JobRecord, written: bool) -> None:
+        self.tracker.job_finished(record.job_key)
+        self._say(None)
+
+    def _eta(self) -> str:
+        eta = self.tracker.eta()
+        if eta is None:
+            return "-:--:--"
+        minutes, seconds = divmod(int(eta + 0.5), 60)
+        return f"{minutes // 60}:{minutes % 60:02d}:{seconds:02d}"
+
+    def _say(self, text: str | None) -> None:
+        if self.bar is None:
+            return
+        t = self.tracker
+        fields = {"completed": min(t.done, t.total), "total": max(t.total, 1e-9),
+                  "jobs": f"{t.jobs_done}/{t.jobs_total}", "eta": self._eta()}
+        if text is not None:
+            # the other columns take about 40 characters: the description gets the rest of the line
+            width = max(12, self.console.width - 42)
+            fields["description"] = text if len(text) <= width else text[:width - 1] + "…"
+        self.progress.update(self.bar, **fields)
 
 
 def _where(*parts: str | None) -> str:

@@ -193,6 +193,15 @@ class DataSource:
                 h.update(f"{arg}={file_sha256(self._path(task, entry, ref))};".encode())
         return h.hexdigest()
 
+    def split_bytes(self, task: str, variety: str, split: str) -> int:
+        """Bytes of the split's files on disk (a cheap size for scheduling and ETAs; a derived split counts
+        its whole source file). DataNotAvailable when a file is missing."""
+        entry = self.entry(task, variety)
+        parts = _parts_of(entry, split)
+        if parts is None:
+            raise DataNotAvailable(f"{task}/{entry.variety}: no {split!r} split")
+        return sum(self._path(task, entry, ref).stat().st_size for p in parts for ref in p.file_args().values())
+
     # -- internals
     def _path(self, task: str, entry: Entry, ref: FileRef) -> Path:
         _status, path = self.locate(ref)

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from dialectbench.backends.base import BackendUnavailableError
 from dialectbench.runner import flags as jobflags
 from dialectbench.runner import invalid as invalid_answers
+from dialectbench.runner import progress
 from dialectbench.runner.plan import DATA_ERRORS, Group, Job
 from dialectbench.runner.store import JobRecord
 from dialectbench.tasks import representative
@@ -36,6 +37,16 @@ class Events(Protocol):
 
     def group_started(self, group: Group, jobs: Sequence[Job]) -> None: ...
     def job_started(self, job: Job) -> None: ...
+    # optional: progress inside a group (`progress.report` in the fit, the evaluation's job count)
+    # def job_progress(self, group: Group, info: dict) -> None: ...
+
+
+def progress_callback(events: Any, group: Group) -> progress.Callback | None:
+    """`events.job_progress(group, info)` as a `progress.reporting` callback, None if events lack it."""
+    hook = getattr(events, "job_progress", None)
+    if hook is None:
+        return None
+    return lambda info: hook(group, info)
 
 
 class NoEvents:
@@ -230,8 +241,9 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
     train_labels = jobflags.label_counts(train)
     train_tags = jobflags.tag_counts(train, group.task)
     narrowed = _Narrowed(group, backend, train, dev, seed)
-    for job in jobs:
+    for k, job in enumerate(jobs):
         events.job_started(job)
+        progress.report("evaluate", done=k, total=len(jobs), unit="jobs")
         try:
             job_model, golds, space = narrowed.for_job(job, model, train_labels, tests[job.variety])
         except EmptySplit as err:
@@ -353,8 +365,9 @@ class InProcessExecutor:
             if not jobs:
                 continue
             events.group_started(group, jobs)
-            for record in run_group(group, jobs, source, backend, seed=seed, config=config, events=events):
-                sink(record)
+            with progress.reporting(progress_callback(events, group)):
+                for record in run_group(group, jobs, source, backend, seed=seed, config=config, events=events):
+                    sink(record)
 
 
 # ------------------------------------------------------------------------------------- parallel executors
@@ -411,17 +424,32 @@ def watch_driver(driver_pid: int, every: float = 2.0) -> None:
     threading.Thread(target=watch, name="watch-driver", daemon=True).start()
 
 
+_PROGRESS_QUEUE: Any = None  # in a local worker: the driver's progress queue (set by `init_worker`)
+
+
+def init_worker(driver_pid: int, queue: Any = None) -> None:
+    """Pool initializer: watch the driver (`watch_driver`) and keep its progress queue for the groups."""
+    global _PROGRESS_QUEUE
+    _PROGRESS_QUEUE = queue
+    if queue is not None:
+        queue.cancel_join_thread()  # a worker's exit never waits for the driver to read its last reports
+    watch_driver(driver_pid)
+
+
 def run_group_list(group: Group, jobs: Sequence[Job], source: Any, backend: Any, seed: int,
                    config: dict[str, Any], threads: int | None = None,
-                   env: dict[str, str] | None = None) -> list[JobRecord]:
+                   env: dict[str, str] | None = None, token: Any = None) -> list[JobRecord]:
     """`run_group`, collected: what a worker process sends back to the driver. `env` is the driver's
     environment when it submitted the group (a worker forked from a server started earlier would
-    otherwise miss a variable set since: an API key, an offline switch, a cache folder)."""
+    otherwise miss a variable set since: an API key, an offline switch, a cache folder). With a
+    `token`, progress reports go to the driver's queue tagged with it."""
     if env is not None:
         os.environ.update(env)
     if threads:
         limit_threads(threads)
-    return list(run_group(group, jobs, source, backend, seed=seed, config=config))
+    queue = _PROGRESS_QUEUE if token is not None else None
+    with progress.reporting(None if queue is None else progress.QueueReporter(queue, token)):
+        return list(run_group(group, jobs, source, backend, seed=seed, config=config))
 
 
 def failed_records(group: Group, jobs: Sequence[Job], reason: str, *, seed: int,
@@ -434,8 +462,12 @@ def drive(groups: Sequence[Group], *, pending: Callable[[Group], list[Job]], sin
           submit: Callable[[Group, list[Job]], Any], wait: Callable[[list[Any]], tuple[Any, list[JobRecord]]],
           window: int) -> None:
     """Keep up to `window` groups in flight: `submit(group, jobs)` returns a handle, `wait(handles)`
-    blocks until one is done and returns (that handle, its records). Records go to `sink` in the driver."""
-    todo = iter(groups)
+    blocks until one is done and returns (that handle, its records). Records go to `sink` in the driver.
+
+    The largest training sets go first (by `progress.group_weights`, i.e. data size): with the long fits
+    started early the small ones fill the gaps, instead of one big fit starting last on one core while
+    the others sit idle."""
+    todo = iter(sorted(groups, key=lambda g: -sum(_weights(g))))
     in_flight: list[Any] = []
     exhausted = False
     while True:
@@ -454,6 +486,11 @@ def drive(groups: Sequence[Group], *, pending: Callable[[Group], list[Job]], sin
         in_flight.remove(handle)
         for record in records:
             sink(record)
+
+
+def _weights(group: Group) -> tuple[float, float]:
+    fit, evals = progress.group_weights(group, group.jobs)
+    return fit, sum(evals.values())
 
 
 PRELOAD = ("dialectbench.runner.executor", "dialectbench.data", "dialectbench.metrics",
@@ -490,23 +527,37 @@ class ProcessExecutor:
         # the server imports these once; each worker forked from it starts with them loaded (no effect
         # once this process's server runs, which then already has them)
         context.set_forkserver_preload(list(PRELOAD))
-        watched = {"initializer": watch_driver, "initargs": (os.getpid(),)}
+        # progress inside the groups comes back on a queue the driver drains while it waits for results
+        queue = context.Queue(maxsize=10_000) if getattr(events, "job_progress", None) else None
+        watched = {"initializer": init_worker, "initargs": (os.getpid(), queue)}
         # the last pool is the current one (a dead worker breaks a pool: a new one takes over)
         pools = [cf.ProcessPoolExecutor(self.workers, mp_context=context, **watched)]
         submitted: dict[Any, tuple[Group, list[Job], Any]] = {}
+        tokens: dict[int, Group] = {}
         args = (source, backend, seed, config, self.threads)
 
         def submit(group: Group, jobs: list[Job]) -> Any:
+            token = len(tokens)
+            tokens[token] = group
+            call = (run_group_list, group, jobs, *args, dict(os.environ), token)
             try:
-                future = pools[-1].submit(run_group_list, group, jobs, *args, dict(os.environ))
+                future = pools[-1].submit(*call)
             except cf.process.BrokenProcessPool:
                 pools.append(cf.ProcessPoolExecutor(self.workers, mp_context=context, **watched))
-                future = pools[-1].submit(run_group_list, group, jobs, *args, dict(os.environ))
+                future = pools[-1].submit(*call)
             submitted[future] = (group, jobs, pools[-1])
             return future
 
+        def deliver(token: int, info: dict[str, Any]) -> None:
+            if token in tokens:
+                events.job_progress(tokens[token], info)  # type: ignore[attr-defined]
+
         def wait(futures: list[Any]) -> tuple[Any, list[JobRecord]]:
-            done, _ = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
+            done: set[Any] = set()
+            while not done:  # short waits: the progress queue is drained in between
+                done, _ = cf.wait(futures, timeout=0.25, return_when=cf.FIRST_COMPLETED)
+                if queue is not None:
+                    progress.drain(queue, deliver)
             future = next(iter(done))
             group, jobs, pool = submitted.pop(future)
             try:
@@ -528,6 +579,10 @@ class ProcessExecutor:
             for pool in pools:
                 _stop(pool)
             raise
+        finally:
+            if queue is not None:
+                queue.cancel_join_thread()  # undelivered reports are stale: never wait on them
+                queue.close()
         for pool in pools:
             pool.shutdown(wait=True)
 
@@ -547,7 +602,7 @@ def _alone(context: Any, group: Group, jobs: list[Job], args: tuple) -> list[Job
     import concurrent.futures as cf
 
     seed, config = args[2], args[3]
-    with cf.ProcessPoolExecutor(1, mp_context=context, initializer=watch_driver,
+    with cf.ProcessPoolExecutor(1, mp_context=context, initializer=init_worker,
                                 initargs=(os.getpid(),)) as pool:
         try:
             return pool.submit(run_group_list, group, jobs, *args, dict(os.environ)).result()

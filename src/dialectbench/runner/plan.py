@@ -207,6 +207,7 @@ class Group:
     jobs: list[Job] = field(default_factory=list)
     fingerprint: str = ""
     fingerprints: dict[tuple[str, str], str] = field(default_factory=dict)  # (variety, split) -> data hash
+    sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # (variety, split) -> bytes, where known
 
     @property
     def task(self) -> str:
@@ -472,16 +473,27 @@ def _fingerprint(b: _Builder, task: str, variety: str, split: str) -> str:
         return "missing"
 
 
+def _size(b: _Builder, task: str, variety: str, split: str) -> int | None:
+    """The split's bytes on disk, for scheduling and the progress ETA (None: the source cannot tell)."""
+    size = getattr(b.source, "split_bytes", None)
+    try:
+        return int(size(task, variety, split)) if size is not None else None
+    except (*DATA_ERRORS, OSError, TypeError, ValueError, AttributeError):
+        return None
+
+
 def _assign_keys(b: _Builder, group: Group) -> None:
     """Job key = hash of what decides the result: names, setting, data fingerprints, config."""
     task = group.task
     fps = group.fingerprints
-    for v in group.training.members:
-        fps[v, "train"] = _fingerprint(b, task, v, "train")
-        if "dev" in b.splits(task, v):
-            fps[v, "dev"] = _fingerprint(b, task, v, "dev")
-    for v in {*group.training.pool, *(j.variety for j in group.jobs)}:
-        fps[v, "test"] = _fingerprint(b, task, v, "test")
+    wanted = [(v, "train") for v in group.training.members]
+    wanted += [(v, "dev") for v in group.training.members if "dev" in b.splits(task, v)]
+    wanted += [(v, "test") for v in {*group.training.pool, *(j.variety for j in group.jobs)}]
+    for v, split in wanted:
+        fps[v, split] = _fingerprint(b, task, v, split)
+        size = _size(b, task, v, split)
+        if size is not None:
+            group.sizes[v, split] = size
     train = [[v, fps[v, "train"], fps.get((v, "dev"))] for v in group.training.members]
     pool = [fps[v, "test"] for v in group.training.pool]  # DId scores depend on the whole pooled test
     group.fingerprint = config_hash({"train": train, "mode": group.training.mode, "config": b.config_hash})

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dialectbench.runner import progress
 from dialectbench.runner.executor import (
     Events,
     NoEvents,
@@ -99,13 +100,26 @@ def ship(group: Group, jobs: Sequence[Job], source: Any) -> ShippedSource:
 
 
 def _run_remote(group: Group, jobs: Sequence[Job], source: ShippedSource, backend: Any, seed: int,
-                config: dict[str, Any], threads: int) -> tuple[str, list[JobRecord]]:
-    """The body of one Ray task: (the node it ran on, the group's records)."""
+                config: dict[str, Any], threads: int, queue: Any = None,
+                token: Any = None) -> tuple[str, list[JobRecord]]:
+    """The body of one Ray task: (the node it ran on, the group's records). Progress reports go to the
+    driver's Ray queue actor, tagged with `token`."""
     import ray
 
     limit_threads(threads)
-    records = list(run_group(group, jobs, source, backend, seed=seed, config=config))
+    with progress.reporting(None if queue is None else progress.QueueReporter(queue, token)):
+        records = list(run_group(group, jobs, source, backend, seed=seed, config=config))
     return ray.get_runtime_context().get_node_id(), records
+
+
+def _progress_queue(events: Events) -> Any:
+    """A Ray queue actor for the workers' progress reports when the display listens (no CPU reserved:
+    it must never take a job's slot)."""
+    if getattr(events, "job_progress", None) is None:
+        return None
+    from ray.util.queue import Queue
+
+    return Queue(maxsize=10_000, actor_options={"num_cpus": 0})
 
 
 def default_gpus(backend: Any, cluster_gpus: float) -> float:
@@ -179,16 +193,27 @@ class RayExecutor:
                                  "for one job; lower --cpus-per-job / --gpus-per-job")
         backend_ref = ray.put(backend)  # shipped once, not once per task
         submitted: dict[Any, tuple[Group, list[Job]]] = {}
+        queue = _progress_queue(events)
+        tokens: dict[int, Group] = {}
 
         def submit(group: Group, jobs: list[Job]) -> Any:
-            ref = task.remote(group, jobs, ship(group, jobs, source), backend_ref, seed, config, threads)
+            token = len(tokens)
+            tokens[token] = group
+            ref = task.remote(group, jobs, ship(group, jobs, source), backend_ref, seed, config, threads,
+                              queue, token)
             submitted[ref] = (group, jobs)
             return ref
 
+        def deliver(token: int, info: dict[str, Any]) -> None:
+            if token in tokens:
+                events.job_progress(tokens[token], info)  # type: ignore[attr-defined]
+
         def wait(refs: list[Any]) -> tuple[Any, list[JobRecord]]:
             done: list[Any] = []
-            while not done:  # bounded waits, so that Ctrl-C is heard promptly
-                done, _ = ray.wait(refs, num_returns=1, timeout=1.0)
+            while not done:  # bounded waits, so that Ctrl-C is heard promptly (and progress drained)
+                done, _ = ray.wait(refs, num_returns=1, timeout=0.5)
+                if queue is not None:
+                    progress.drain(queue, deliver)
             ref = done[0]
             group, jobs = submitted.pop(ref)
             try:
@@ -206,6 +231,9 @@ class RayExecutor:
             for ref in submitted:
                 ray.cancel(ref, force=True)
             raise
+        finally:
+            if queue is not None:
+                queue.shutdown()
 
 
 def _failure_reason(err: BaseException, retries: int) -> str:

@@ -7,11 +7,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+import pycrfsuite
 import sklearn_crfsuite
 
 from dialectbench.backends.base import TrainingDataError
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
 from dialectbench.data.examples import Sentence, TaggedSentence
+from dialectbench.runner import progress
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,16 @@ def sentence_features(words: Sequence[str]) -> list[dict[str, str | float]]:
     return feats
 
 
+class _ReportingTrainer(pycrfsuite.Trainer):
+    """CRFsuite's trainer, telling the driver each L-BFGS iteration (a CRF fit on a large treebank is
+    minutes of silence otherwise)."""
+
+    def message(self, message: str) -> None:
+        if self.logparser.feed(message) == "iteration":
+            progress.report("fit", done=self.logparser.last_iteration.get("num", 0),
+                            total=int(self.get("max_iterations")), unit="iterations")
+
+
 class CRFTagger(BaselineModel):
     """POS (Sentence.upos) or NER (TaggedSentence.tags) tagger."""
 
@@ -83,7 +95,7 @@ class CRFTagger(BaselineModel):
         if not pairs:
             raise TrainingDataError(f"{self.task}: every training sentence is empty; nothing to fit")
         self.crf = sklearn_crfsuite.CRF(algorithm="lbfgs", all_possible_transitions=True,
-                                        **asdict(self.config))
+                                        trainer_cls=_ReportingTrainer, **asdict(self.config))
         self.crf.fit([sentence_features(w) for w, _ in pairs], [list(t) for _, t in pairs])
         return self
 

@@ -18,14 +18,21 @@ from dialectbench.backends.baseline.common import BaselineModel, check_examples,
 from dialectbench.data.examples import PairExample, TextExample
 
 
-def _text_features() -> FeatureUnion:
+def _text_features(stop_words: str | None = None) -> FeatureUnion:
     # char_wb n-grams carry spelling and morphology, which is where dialects differ most
     return FeatureUnion([
         ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4), sublinear_tf=True,
                                  lowercase=True, max_features=200_000)),
         ("word", TfidfVectorizer(analyzer="word", ngram_range=(1, 2), sublinear_tf=True,
-                                 token_pattern=r"(?u)\b\w+\b", max_features=100_000)),
+                                 token_pattern=r"(?u)\b\w+\b", max_features=100_000, stop_words=stop_words)),
     ])
+
+
+# Topic classification: function words carry no topic, and with ~700 training sentences (SIB-200) the
+# word features otherwise spend much of their weight on them (SIB-200 English dev macro-F1 64.1 -> 77.7
+# with scikit-learn's English list, chosen on dev). Only TC: negations and pronouns are sentiment and
+# dialect signal. The list matches nothing in other languages, whose features stay as they were.
+STOP_WORDS = {"tc": "english"}
 
 
 class _Linear:
@@ -58,7 +65,7 @@ class TextClassifier(BaselineModel):
     def fit(self, train: Sequence[TextExample]) -> TextClassifier:
         train = check_examples(self.task, train, TextExample, "training")
         texts = [ex.text for ex in train]
-        self.features = _text_features()
+        self.features = _text_features(STOP_WORDS.get(self.task))
         # all-empty texts leave the vectorizers with no vocabulary; fall back to a constant model
         if not any(t.strip() for t in texts):
             texts = ["_"] * len(texts)

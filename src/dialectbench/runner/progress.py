@@ -1,0 +1,217 @@
+"""Progress from inside a long job (a parser's epochs, the examples it has trained on), to the driver.
+
+A backend calls `report(...)` while it fits; it costs nothing when nobody listens. The executor that
+runs the group decides where a report goes:
+
+    in-process      `reporting(callback)` around the group: the callback is the display's, directly
+    local workers   a multiprocessing queue the worker got at start (`QueueReporter`), drained by the
+                    driver while it waits for results
+    Ray workers     a Ray queue actor (`ray.util.queue.Queue`), drained the same way
+
+Reports are throttled in the worker (at most one per `MIN_INTERVAL` seconds, plus every change of
+stage or epoch), so a fast inner loop never floods a queue, a pipe or a log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+MIN_INTERVAL = 1.0  # seconds between two forwarded reports of one job (stage/epoch changes always pass)
+
+Callback = Callable[[dict[str, Any]], None]
+
+_current: _Throttle | None = None
+
+
+class _Throttle:
+    def __init__(self, callback: Callback, min_interval: float) -> None:
+        self.callback, self.min_interval = callback, min_interval
+        self.last_time = 0.0
+        self.last_step: tuple = ()
+
+    def __call__(self, info: dict[str, Any]) -> None:
+        now = time.monotonic()
+        step = (info.get("stage"), info.get("epoch"))
+        if step == self.last_step and now - self.last_time < self.min_interval:
+            return
+        self.last_time, self.last_step = now, step
+        with contextlib.suppress(Exception):  # a display or queue problem must never fail the fit itself
+            self.callback(info)
+
+
+def report(stage: str = "fit", *, done: float | None = None, total: float | None = None,
+           unit: str = "", epoch: int | None = None, epochs: int | None = None) -> None:
+    """Tell whoever runs this job how far it is: `done` of `total` `unit`s of `stage` (fit, predict),
+    optionally in epoch `epoch` of at most `epochs`. A no-op outside a reporting context."""
+    if _current is None:
+        return
+    info: dict[str, Any] = {"stage": stage, "unit": unit}
+    for key, value in (("done", done), ("total", total), ("epoch", epoch), ("epochs", epochs)):
+        if value is not None:
+            info[key] = value
+    _current(info)
+
+
+@contextlib.contextmanager
+def reporting(callback: Callback | None, min_interval: float = MIN_INTERVAL) -> Iterator[None]:
+    """Send this process's `report` calls to `callback` (None: drop them) for the block's duration."""
+    global _current
+    previous = _current
+    _current = _Throttle(callback, min_interval) if callback is not None else None
+    try:
+        yield
+    finally:
+        _current = previous
+
+
+def fraction(info: dict[str, Any]) -> float | None:
+    """How much of the reported stage is done, 0..1 (None when the report has no total)."""
+    done, total = info.get("done"), info.get("total")
+    if done is None or not total:
+        return None
+    return max(0.0, min(1.0, float(done) / float(total)))
+
+
+def describe(info: dict[str, Any]) -> str:
+    """A short text for a display: 'fit epoch 3/30 · 412k/1.2M words'."""
+    parts = [str(info.get("stage", ""))]
+    if info.get("epoch") is not None:
+        epochs = info.get("epochs")
+        parts[0] += f" epoch {info['epoch']}" + (f"/{epochs}" if epochs else "")
+    if info.get("done") is not None:
+        total = f"/{_short(info['total'])}" if info.get("total") else ""
+        parts.append(f"{_short(info['done'])}{total} {info.get('unit', '')}".strip())
+    return " · ".join(p for p in parts if p)
+
+
+def _short(n: float) -> str:
+    n = float(n)
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(n) >= size:
+            return f"{n / size:.1f}".rstrip("0").rstrip(".") + suffix
+    return f"{n:.0f}"
+
+
+# ---------------------------------------------------------------------------------- cross-process sending
+class QueueReporter:
+    """A worker-side callback that puts `(token, info)` on a queue the driver drains: a multiprocessing
+    queue (local workers) or a Ray queue (Ray tasks). `put_nowait` never blocks the fit: a full queue
+    drops the report (the next one supersedes it)."""
+
+    def __init__(self, queue: Any, token: Any) -> None:
+        self.queue, self.token = queue, token
+
+    def __call__(self, info: dict[str, Any]) -> None:
+        with contextlib.suppress(Exception):  # queue.Full, a closed queue, a Ray queue actor gone
+            self.queue.put_nowait((self.token, info))
+
+
+def drain(queue: Any, deliver: Callable[[Any, dict[str, Any]], None], limit: int = 1000) -> int:
+    """Hand every waiting `(token, info)` to `deliver`, without blocking; returns how many."""
+    n = 0
+    while n < limit:
+        try:
+            token, info = queue.get_nowait()
+        except Exception:  # noqa: BLE001 - queue.Empty (multiprocessing or Ray), or a closed queue
+            return n
+        deliver(token, info)
+        n += 1
+    return n
+
+
+# ------------------------------------------------------------------------------------------ the run's ETA
+# Relative cost per byte of data on disk, by task: a parser fit is several epochs of a BiLSTM over the
+# treebank, a CRF fit a hundred-odd L-BFGS passes over cached features; evaluating is one pass over the
+# test set. These only need to be right relative to each other: the ETA itself scales them by the rate
+# this run has actually achieved so far (elapsed time / work done).
+FIT_COST = {"dep": 6.0}
+EVAL_COST = {"dep": 0.6}
+DEFAULT_FIT_COST, DEFAULT_EVAL_COST = 1.0, 0.05
+UNKNOWN_SIZE = 1.0  # a source that cannot tell its sizes (tests' in-memory sources): every split alike
+
+
+def group_weights(group: Any, jobs: Any) -> tuple[float, dict[str, float]]:
+    """(the fit's weight, each job's evaluation weight by job key) in the cost units above."""
+    sizes = getattr(group, "sizes", {}) or {}
+    known = sorted(sizes.values())
+    fallback = float(known[len(known) // 2]) if known else UNKNOWN_SIZE
+
+    def size(variety: str, split: str) -> float:
+        return float(sizes.get((variety, split), fallback))
+
+    task = group.task
+    fit = FIT_COST.get(task, DEFAULT_FIT_COST) * sum(size(v, "train") for v in group.training.members)
+    per_byte = EVAL_COST.get(task, DEFAULT_EVAL_COST)
+    # a small floor per job: opening, scoring and storing a job is never free
+    evals = {j.key: per_byte * size(j.variety, "test") + 0.01 * fallback for j in jobs}
+    return fit, evals
+
+
+class Tracker:
+    """Work done / to do over a run, weighted by each group's data size, and the ETA from it.
+
+    completed = finished groups' full weight + for a group in flight: its fit weight x the fit's reported
+    fraction, plus the evaluation weight of its finished jobs. ETA = elapsed x remaining / completed,
+    so a run that is 40% through the work (not 40% through the job count) is promised 1.5 x elapsed.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.start = clock()
+        self.total = 0.0
+        self.done = 0.0
+        self.jobs_total = self.jobs_done = 0
+        self._groups: dict[int, dict[str, Any]] = {}  # id(group) -> weights and state
+        self._by_job: dict[str, dict[str, Any]] = {}  # pending job key -> its group's state
+
+    def planned(self, plan: Any, pending: int) -> None:
+        """The run's pending jobs: every group's weight, scaled to the pending share (a resumed run
+        has done some already; which ones is only known when each group starts)."""
+        self.start = self.clock()
+        self.jobs_total = pending
+        jobs = plan.jobs
+        weight = sum(self._weigh(g, g.jobs)["all"] for g in plan.groups)
+        self.total = weight * (pending / len(jobs)) if jobs else 0.0
+
+    def group_started(self, group: Any, jobs: Any) -> None:
+        state = self._weigh(group, jobs)
+        self._groups[id(group)] = state
+        self._by_job.update({j.key: state for j in jobs})
+        # the planned estimate counted the group's jobs that a previous run already did: correct it now
+        if len(jobs) != len(group.jobs):
+            self.total += state["all"] - self._weigh(group, group.jobs)["all"] * len(jobs) / len(group.jobs)
+
+    def job_progress(self, group: Any, info: dict[str, Any]) -> None:
+        state = self._groups.get(id(group))
+        if state is None or info.get("stage") != "fit":
+            return
+        part = fraction(info)
+        if part is not None and part > state["fit_done"]:
+            self.done += (part - state["fit_done"]) * state["fit"]
+            state["fit_done"] = part
+
+    def job_finished(self, job_key: str) -> None:
+        self.jobs_done += 1
+        state = self._by_job.pop(job_key, None)
+        if state is None:
+            return
+        if state["fit_done"] < 1.0:  # the fit is over once a job is evaluated (or it stopped early)
+            self.done += (1.0 - state["fit_done"]) * state["fit"]
+            state["fit_done"] = 1.0
+        self.done += state["evals"].pop(job_key, 0.0)
+
+    def eta(self) -> float | None:
+        """Seconds left, or None before 1% of the work is measured (the rate of a fit's first batch,
+        start-up included, would promise days)."""
+        elapsed = self.clock() - self.start
+        if self.done <= 0.01 * self.total or elapsed <= 0:
+            return None
+        return max(0.0, elapsed * max(0.0, self.total - self.done) / self.done)
+
+    @staticmethod
+    def _weigh(group: Any, jobs: Any) -> dict[str, Any]:
+        fit, evals = group_weights(group, jobs)
+        return {"fit": fit, "evals": evals, "fit_done": 0.0, "all": fit + sum(evals.values())}

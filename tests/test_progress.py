@@ -1,0 +1,181 @@
+"""Progress inside long jobs (issue 14): a fit's reports reach the driver from this process, from local
+worker processes and (tests/test_ray_executor.py) from Ray workers; the ETA weighs each training set by
+its size; the display stays one bar in 80 columns on a terminal and a few lines in a pipe."""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import Any
+
+from rich.console import Console
+from runner_fakes import FakeBackend, FakeSource
+
+from dialectbench.cli.run_cmds import RichProgress
+from dialectbench.runner import InProcessExecutor, run
+from dialectbench.runner import progress as prog
+from dialectbench.runner.executor import ProcessExecutor
+
+
+class Reporting(FakeBackend):
+    """Reports three epochs of its fit, with the reporting process's id as the unit."""
+
+    def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None, *, seed: int = 0) -> Any:
+        for epoch in (1, 2, 3):
+            prog.report("fit", done=epoch * 10, total=30, unit=f"pid{os.getpid()}", epoch=epoch, epochs=3)
+        return super().fit(task, train, dev, seed=seed)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.reports: list[tuple[str, dict]] = []
+
+    def planned(self, plan, pending):
+        pass
+
+    def group_started(self, group, jobs):
+        pass
+
+    def job_started(self, job):
+        pass
+
+    def job_finished(self, record, written):
+        pass
+
+    def job_progress(self, group, info):
+        self.reports.append((group.training.label, info))
+
+
+def test_report_is_a_no_op_outside_a_reporting_block_and_throttled_inside():
+    prog.report("fit", done=1, total=2)  # nobody listens: nothing happens, nothing raises
+    got: list[dict] = []
+    with prog.reporting(got.append, min_interval=3600):
+        for done in range(100):  # a fast inner loop: one report per epoch gets through, not 100
+            prog.report("fit", done=done, total=100, epoch=1 + done // 50)
+    assert [(r["epoch"], r["done"]) for r in got] == [(1, 0), (2, 50)]
+    prog.report("fit", done=1, total=2)
+    assert len(got) == 2  # the block is over
+
+
+def test_a_failing_listener_never_fails_the_fit():
+    def broken(info):
+        raise RuntimeError("display gone")
+
+    with prog.reporting(broken):
+        prog.report("fit", done=1, total=2)
+
+
+def test_describe_is_short_and_says_epoch_and_examples():
+    assert prog.describe({"stage": "fit", "epoch": 3, "epochs": 30, "done": 412_000, "total": 1_200_000,
+                          "unit": "words"}) == "fit epoch 3/30 · 412k/1.2M words"
+    assert prog.fraction({"done": 5, "total": 20}) == 0.25 and prog.fraction({"done": 5}) is None
+
+
+def _group(label: str, train_bytes: int, n_jobs: int, task: str = "pos"):
+    jobs = [SimpleNamespace(key=f"{label}{k}", variety=f"{label}{k}") for k in range(n_jobs)]
+    sizes = {(label, "train"): train_bytes, **{(j.variety, "test"): 1000 for j in jobs}}
+    return SimpleNamespace(task=task, training=SimpleNamespace(members=(label,), label=label), jobs=jobs,
+                           sizes=sizes)
+
+
+def test_the_eta_weighs_training_sets_by_size_not_by_job_count():
+    """A big training set (1 job) and a small one (1 job): after the small one is done (half the jobs)
+    a per-job average would promise the elapsed time again; by size most of the work is still ahead."""
+    now = [0.0]
+    tracker = prog.Tracker(clock=lambda: now[0])
+    big, small = _group("big", 900_000, 1), _group("small", 100_000, 1)
+    tracker.planned(SimpleNamespace(groups=[big, small], jobs=big.jobs + small.jobs), pending=2)
+    assert tracker.eta() is None  # nothing measured yet
+    tracker.group_started(small, small.jobs)
+    now[0] = 10.0
+    tracker.job_finished("small0")
+    assert tracker.jobs_done == 1 and tracker.eta() > 5 * 10.0  # ~9x the elapsed, not 1x
+    tracker.group_started(big, big.jobs)
+    now[0] = 55.0
+    tracker.job_progress(big, {"stage": "fit", "done": 50, "total": 100})  # half of the big fit
+    eta = tracker.eta()
+    assert 30.0 < eta < 80.0  # about half the big group left: ~45 s at the rate so far
+    tracker.job_finished("big0")
+    assert tracker.eta() == 0.0
+
+
+def test_a_resumed_run_counts_only_the_pending_work():
+    tracker = prog.Tracker(clock=lambda: 0.0)
+    a, b = _group("a", 100_000, 2), _group("b", 100_000, 2)
+    tracker.planned(SimpleNamespace(groups=[a, b], jobs=a.jobs + b.jobs), pending=2)
+    full = sum(sum(prog.group_weights(g, g.jobs)[1].values()) + prog.group_weights(g, g.jobs)[0] for g in (a, b))
+    assert abs(tracker.total - full / 2) < 1e-6
+
+
+def test_reports_from_local_worker_processes_reach_the_driver(tmp_path):
+    events = Recorder()
+    run(store=tmp_path / "r.sqlite", source=FakeSource(), backend=Reporting(0.0), tasks=["tc", "pos"],
+        executor=ProcessExecutor(workers=2), events=events)
+    fits = [info for _, info in events.reports if info["stage"] == "fit"]
+    assert {info["epoch"] for info in fits} == {1, 2, 3}
+    assert {info["unit"] for info in fits} - {f"pid{os.getpid()}"}  # sent by another process
+    assert all(u != f"pid{os.getpid()}" for u in {info["unit"] for info in fits})
+
+
+def test_reports_in_process_reach_the_events_too(tmp_path):
+    events = Recorder()
+    run(store=tmp_path / "r.sqlite", source=FakeSource(), backend=Reporting(0.0), tasks=["tc"],
+        executor=InProcessExecutor(), events=events)
+    assert {info["unit"] for _, info in events.reports if info["stage"] == "fit"} == {f"pid{os.getpid()}"}
+    assert any(info["stage"] == "evaluate" for _, info in events.reports)
+
+
+def _feed(display: RichProgress, n_reports: int) -> None:
+    groups = [_group("english (a long variety name, r:casual, m:written)", 900_000, 3, task="dep"),
+              _group("small", 10_000, 1)]
+    plan = SimpleNamespace(groups=groups, jobs=[j for g in groups for j in g.jobs])
+    with display:
+        display.planned(plan, len(plan.jobs))
+        for group in groups:
+            display.group_started(group, group.jobs)
+            for k in range(n_reports):
+                display.job_progress(group, {"stage": "fit", "epoch": 1 + k // 100, "epochs": 30,
+                                             "done": k, "total": n_reports, "unit": "words"})
+            for job in group.jobs:
+                display.job_finished(SimpleNamespace(job_key=job.key), True)
+
+
+def test_in_a_pipe_the_display_prints_a_few_short_lines_not_one_per_report():
+    out = io.StringIO()
+    _feed(RichProgress(Console(file=out, width=80, force_terminal=False)), n_reports=500)
+    lines = out.getvalue().splitlines()
+    assert len(lines) <= 6, lines  # 2 groups, a throttled progress line or two, the final bar
+    assert "4/4 jobs" in lines[-1] and "finished" in lines[-1]
+
+
+def test_on_a_terminal_the_bar_fits_80_columns():
+    out = io.StringIO()
+    console = Console(file=out, width=80, force_terminal=True, color_system=None)
+    display = RichProgress(console)
+    _feed(display, n_reports=20)
+    final = out.getvalue().replace("\r", "\n").splitlines()
+    rendered = [line for line in final if "jobs" in line]
+    assert rendered and all(len(line.rstrip()) <= 80 for line in rendered)
+    assert "4/4 jobs" in rendered[-1]
+
+
+class ReportsThreads(FakeBackend):
+    """Reports the math threads its fit may use (torch's and the OpenMP variable)."""
+
+    def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None, *, seed: int = 0) -> Any:
+        import torch
+
+        prog.report("fit", done=1, total=1, unit=f"torch{torch.get_num_threads()} omp{os.environ.get('OMP_NUM_THREADS')}")
+        return super().fit(task, train, dev, seed=seed)
+
+
+def test_two_local_workers_use_one_math_thread_each(tmp_path):
+    """Two workers on two cores, each with the default thread pool of one per core, would run four
+    threads on two cores: each worker is capped at its --cpus-per-job (1)."""
+    events = Recorder()
+    run(store=tmp_path / "r.sqlite", source=FakeSource(), backend=ReportsThreads(0.0), tasks=["tc", "pos"],
+        executor=ProcessExecutor(workers=2, threads=1), events=events)
+    units = {info["unit"] for _, info in events.reports if info["stage"] == "fit"}
+    assert units == {"torch1 omp1"}
