@@ -6,6 +6,7 @@ and nothing else (progress and warnings go to stderr).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
@@ -13,6 +14,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -75,6 +77,18 @@ def emit(rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = Non
                              else ("" if r.get(c) is None else r.get(c)) for c in cols})
     else:
         _print_table(rows, cols, title)
+
+
+def emit_to(out: Path | None, rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = None,
+            columns: Iterable[str] | None = None, what: str = "row(s)") -> None:
+    """`emit` on stdout, or into the file `out` (then one line on stderr says where)."""
+    if out is None:
+        emit(rows, fmt, title=title, columns=columns)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8", newline="") as fh, contextlib.redirect_stdout(fh):
+        emit(rows, fmt, columns=columns)
+    stderr.print(f"{len(rows)} {what} written to {out}")
 
 
 _SNAKE = re.compile(r"^[a-z]+(_[a-z]+)+$")

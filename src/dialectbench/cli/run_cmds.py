@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import signal
-import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from dialectbench.cli.output import Format, emit, fail, stderr, warn
+from dialectbench.cli.output import Format, emit, emit_to, fail, stderr, warn
 from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
 from dialectbench.runner.executor import make_executor
 from dialectbench.runner.plan import Group, Job, Plan
@@ -367,13 +365,7 @@ def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Pa
         stderr.print(f"showing the first {TABLE_LIMIT:,} of {len(rows):,} rows; --format csv or json writes them "
                      "all", highlight=False)
         rows = rows[:TABLE_LIMIT]
-    if out is None:
-        emit(rows, fmt, title=f"scores ({store})", columns=columns)
-        return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8", newline="") as fh, contextlib.redirect_stdout(fh):
-        emit(rows, fmt, columns=columns)
-    print(f"{len(rows)} row(s) written to {out}", file=sys.stderr)
+    emit_to(out, rows, fmt, title=f"scores ({store})", columns=columns)
 
 
 def _use_catalogues(paths: list[Path] | None) -> None:

@@ -6,15 +6,13 @@ instruction and demonstrations before it are the same in every prompt of a job),
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from dialectbench.cli.output import Format, emit, fail, stderr
+from dialectbench.cli.output import Format, emit_to, fail, stderr
 from dialectbench.runner import DEFAULT_STORE, Store
 from dialectbench.runner.store import StoreError
 
@@ -117,13 +115,7 @@ def samples_cmd(store: Path = STORE_OPT, job: str | None = JOB_OPT, task: list[s
 
             shown = [{**r, "response": r["response"] if isinstance(r["response"], str) or r["response"] is None
                       else json.dumps(r["response"], ensure_ascii=False)} for r in rows]
-    if out is None:
-        emit(shown, fmt, title=f"samples ({store})", columns=columns)
-        return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8", newline="") as fh, contextlib.redirect_stdout(fh):
-        emit(shown, fmt, columns=columns)
-    print(f"{len(shown)} sample(s) written to {out}", file=sys.stderr)
+    emit_to(out, shown, fmt, title=f"samples ({store})", columns=columns, what="sample(s)")
 
 
 def add_sample_columns(db: Store, rows: list[dict[str, Any]], fmt: Format) -> None:
