@@ -12,7 +12,8 @@ name after "<prefix>:" (or "" when there is none) plus any keyword options.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from dialectbench.backends.base import Backend
@@ -42,6 +43,28 @@ def _baseline_factory(arg: str, **options: Any) -> Backend:
 
 
 register_backend("baseline", _baseline_factory)
+
+
+def worker_modules(backend: str | Any, tasks: Sequence[str] | None = None) -> list[str]:
+    """The modules a worker imports to fit `tasks` (None: every task) with `backend` (a name or an object),
+    for a worker pool to import once, up front; [] when unknown. Never imports a heavy module: a family's
+    package is asked for a per-task list only when it is already loaded or cheap to load (the baseline)."""
+    if isinstance(backend, str):
+        prefix = backend.strip().partition(":")[0]
+        module = _LAZY_MODULES.get(prefix)
+        if module is None:
+            return []
+        if prefix == "baseline":  # a light package (its models load on demand) that names them per task
+            importlib.import_module(module)
+    else:
+        inner = getattr(backend, "_backend", None)  # a wrapper (runner.options.MarkedBackend)
+        module = type(inner if inner is not None else backend).__module__
+        if module == "__main__":  # a script's own class: its workers import it from the script's path
+            return []
+    per_task = getattr(sys.modules.get(module), "worker_modules", None)
+    if per_task is None:
+        return [module]
+    return [module, *per_task(tasks)]
 
 
 def get_backend(name: str, **options: Any) -> Backend:

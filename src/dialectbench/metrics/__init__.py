@@ -4,14 +4,35 @@ Every function returns a `MetricResult` (score in 0-100, optional per-example va
 string naming the options that change the number, and secondary figures in `extra`).
 """
 
-from dialectbench.metrics.classification import classification_scores, multiple_choice_accuracy
-from dialectbench.metrics.generation import bleu, chrf
-from dialectbench.metrics.parsing import attachment_scores
-from dialectbench.metrics.qa import exact_match, normalize_answer, span_f1, squad_scores
-from dialectbench.metrics.result import MetricResult
-from dialectbench.metrics.speech import cer, normalize_transcript, wer
-from dialectbench.metrics.tagging import detect_scheme, entity_f1, pos_scores
-from dialectbench.metrics.tasks import PRIMARY_METRIC, score_task
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Each name is imported from its module on first use (PEP 562): scikit-learn and scipy (classification,
+# and seqeval's tagging F1) cost seconds to import, which `dialectbench --help`, the run's driver and
+# every local worker would otherwise pay whether or not a metric that needs them ever runs.
+_MODULES = {
+    "classification_scores": "classification", "multiple_choice_accuracy": "classification",
+    "bleu": "generation", "chrf": "generation", "attachment_scores": "parsing",
+    "exact_match": "qa", "normalize_answer": "qa", "span_f1": "qa", "squad_scores": "qa",
+    "MetricResult": "result", "cer": "speech", "normalize_transcript": "speech", "wer": "speech",
+    "detect_scheme": "tagging", "entity_f1": "tagging", "pos_scores": "tagging",
+    "PRIMARY_METRIC": "tasks", "score_task": "tasks",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
+    globals()[name] = value  # once: later look-ups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULES})
+
 
 __all__ = [
            "PRIMARY_METRIC",

@@ -23,16 +23,25 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from dialectbench.metrics.classification import classification_scores
-from dialectbench.metrics.generation import bleu
-from dialectbench.metrics.parsing import attachment_scores
-from dialectbench.metrics.qa import squad_scores
 from dialectbench.metrics.result import MetricResult, check_lengths
-from dialectbench.metrics.tagging import detect_scheme, entity_f1, pos_scores
+
+# the scorers import their metric module when they run (see metrics/__init__.py: sklearn and seqeval are
+# slow imports); `METRIC_MODULES` names them, so that a worker pool can import them once, up front
 
 PRIMARY_METRIC = {"dep": "uas", "pos": "f1", "ner": "f1", "did": "macro_f1", "sa": "accuracy",
                   "tc": "macro_f1", "nli": "macro_f1", "mrc": "macro_f1", "eqa": "f1",
                   "mt-dialect": "bleu", "mt-region": "bleu"}
+
+
+METRIC_MODULES = {"dep": "parsing", "pos": "tagging", "ner": "tagging", "did": "classification",
+                  "sa": "classification", "tc": "classification", "nli": "classification",
+                  "mrc": "classification", "eqa": "qa", "mt-dialect": "generation", "mt-region": "generation"}
+
+
+def metric_modules(tasks: Sequence[str] | None = None) -> list[str]:
+    """The modules that score `tasks` (None: all; unknown tasks are left to `score_task` to report)."""
+    tasks = METRIC_MODULES if tasks is None else tasks
+    return list(dict.fromkeys(f"dialectbench.metrics.{METRIC_MODULES[t]}" for t in tasks if t in METRIC_MODULES))
 
 
 def _field(golds, name: str, task: str) -> list:
@@ -46,16 +55,22 @@ def _dep(golds, preds, **kw) -> MetricResult:
     for i, p in enumerate(preds):
         if not (isinstance(p, (tuple, list)) and len(p) == 2):
             raise TypeError(f"dep prediction {i} must be (heads, deprels), got {type(p).__name__}")
+    from dialectbench.metrics.parsing import attachment_scores
+
     return attachment_scores(_field(golds, "heads", "dep"), _field(golds, "deprels", "dep"),
                              [p[0] for p in preds], [p[1] for p in preds],
                              gold_upos=_field(golds, "upos", "dep"), **kw)
 
 
 def _pos(golds, preds, **kw) -> MetricResult:
+    from dialectbench.metrics.tagging import pos_scores
+
     return pos_scores(_field(golds, "upos", "pos"), preds, **kw)
 
 
 def _ner(golds, preds, **kw) -> MetricResult:
+    from dialectbench.metrics.tagging import detect_scheme, entity_f1
+
     tags = _field(golds, "tags", "ner")
     kw.setdefault("scheme", detect_scheme(tags))
     return entity_f1(tags, preds, **kw)
@@ -63,12 +78,16 @@ def _ner(golds, preds, **kw) -> MetricResult:
 
 def _labels(primary: str) -> Callable[..., MetricResult]:
     def score(golds, preds, **kw) -> MetricResult:
+        from dialectbench.metrics.classification import classification_scores
+
         kw.setdefault("primary", primary)
         return classification_scores(_field(golds, "label", "classification"), preds, **kw)
     return score
 
 
 def _mrc(golds, preds, **kw) -> MetricResult:
+    from dialectbench.metrics.classification import classification_scores
+
     kw.setdefault("primary", "macro")
     res = classification_scores([int(a) for a in _field(golds, "answer", "mrc")],
                                 [int(p) for p in preds], **kw)
@@ -77,10 +96,14 @@ def _mrc(golds, preds, **kw) -> MetricResult:
 
 
 def _eqa(golds, preds, **kw) -> MetricResult:
+    from dialectbench.metrics.qa import squad_scores
+
     return squad_scores(_field(golds, "answers", "eqa"), preds, **kw)
 
 
 def _mt(golds, preds, **kw) -> MetricResult:
+    from dialectbench.metrics.generation import bleu
+
     return bleu(_field(golds, "reference", "mt"), preds, **kw)
 
 

@@ -493,8 +493,18 @@ def _weights(group: Group) -> tuple[float, float]:
     return fit, sum(evals.values())
 
 
-PRELOAD = ("dialectbench.runner.executor", "dialectbench.data", "dialectbench.metrics",
-           "dialectbench.backends.baseline")
+# what every local worker imports (light: the metrics and the backends load their heavy libraries on
+# demand); `worker_preload` adds what the plan's fits and metrics need
+PRELOAD = ("dialectbench.runner.executor", "dialectbench.data", "dialectbench.metrics")
+
+
+def worker_preload(backend: Any, tasks: Sequence[str] | None) -> list[str]:
+    """PRELOAD, plus the modules that fitting and scoring `tasks` (None: all) with `backend` (an object or
+    a model name, see `backends.worker_modules`) import."""
+    from dialectbench.backends import worker_modules
+    from dialectbench.metrics.tasks import metric_modules
+
+    return list(dict.fromkeys([*PRELOAD, *worker_modules(backend, tasks), *metric_modules(tasks)]))
 
 
 class ProcessExecutor:
@@ -509,6 +519,20 @@ class ProcessExecutor:
     def __init__(self, workers: int | None = None, threads: int = 1) -> None:
         self.threads = max(1, int(threads))
         self.workers = max(1, workers or usable_cores() // self.threads)
+
+    def prepare(self, backend: Any, tasks: Sequence[str] | None = None) -> None:
+        """Start the workers' fork server now, in the background, importing what `backend` (an object or
+        a model name) needs for `tasks`: the runner calls this before it builds the backend and the plan,
+        so that the server's imports (seconds: torch, scikit-learn) overlap the driver's own, and forked
+        workers start with them loaded. A no-op when no pool will be used, or once a server runs."""
+        if self.workers == 1:
+            return
+        import multiprocessing
+        from multiprocessing import forkserver
+
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(worker_preload(backend, tasks))
+        forkserver.ensure_running()  # spawns the server and returns; the first fork waits for its imports
 
     def execute(self, groups: Sequence[Group], *, source: Any, backend: Any, seed: int,
                 config: dict[str, Any], pending: Callable[[Group], list[Job]], sink: Sink,
@@ -525,8 +549,8 @@ class ProcessExecutor:
             return
         context = multiprocessing.get_context("forkserver")
         # the server imports these once; each worker forked from it starts with them loaded (no effect
-        # once this process's server runs, which then already has them)
-        context.set_forkserver_preload(list(PRELOAD))
+        # once this process's server runs: `prepare` started it, or an earlier run did)
+        context.set_forkserver_preload(worker_preload(backend, sorted({g.task for g in groups})))
         # progress inside the groups comes back on a queue the driver drains while it waits for results
         queue = context.Queue(maxsize=10_000) if getattr(events, "job_progress", None) else None
         watched = {"initializer": init_worker, "initargs": (os.getpid(), queue)}

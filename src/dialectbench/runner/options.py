@@ -61,12 +61,12 @@ class RunOptions:
 
     def backend_options(self, model: str) -> dict[str, Any]:
         """Keyword options for `get_backend(model, **options)`."""
+        if model.strip().partition(":")[0] == "baseline":  # first: the hf package imports torch
+            return self._baseline_options()
         from dialectbench.backends.hf.loading import is_hf_model
 
         if is_hf_model(model):
             return self._hf_options()
-        if model.strip().partition(":")[0] == "baseline":
-            return self._baseline_options()
         asked = [f"--{n.replace('_', '-')}" for n in ("device", "batch_size", "epochs", "max_train_minutes")
                  if getattr(self, n) is not None]
         if asked:

@@ -112,6 +112,23 @@ def _run_remote(group: Group, jobs: Sequence[Job], source: ShippedSource, backen
     return ray.get_runtime_context().get_node_id(), records
 
 
+def _warm(modules: Sequence[str]) -> int:
+    """A start-up task: import what the groups' fits need into a Ray worker while the driver still plans
+    (a worker runs many tasks: the real ones then find them loaded). Returns the worker's pid."""
+    import importlib
+    import os
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an optional backend's library: the group itself reports it
+            pass
+    return os.getpid()
+
+
+WARM_TASKS_MAX = 16  # start-up imports in at most this many workers (a big cluster warms as tasks land)
+
+
 def _progress_queue(events: Events) -> Any:
     """A Ray queue actor for the workers' progress reports when the display listens (no CPU reserved:
     it must never take a job's slot)."""
@@ -146,6 +163,10 @@ class RayExecutor:
         self.init_options = dict(init_options or {})
         self.nodes: Counter = Counter()  # node id -> groups run there (for tests and the log)
         self.retried: list[str] = []
+        self._starting: Any = None  # the thread of `prepare`, until `execute` joins it
+        self._started: bool = False  # whether this executor started Ray (and so stops it)
+        self._start_error: BaseException | None = None
+        self.phases: dict[str, float] = {}  # start-up seconds by phase (benchmarks print them)
 
     def _connect(self, ray: Any) -> bool:
         """Join (or start) Ray; True when this call started it, so that `execute` stops it again."""
@@ -162,17 +183,81 @@ class RayExecutor:
             raise RayUnavailable(f"cannot start or reach Ray at {where}: {str(err).splitlines()[0]}") from None
         return True
 
+    def prepare(self, backend: Any, tasks: Sequence[str] | None = None) -> None:
+        """Start (or join) Ray in a background thread and warm its workers up with the imports `backend`
+        (an object or a model name) needs for `tasks`: the runner calls this before it builds the
+        backend and the plan, so that Ray's start-up (seconds) overlaps them. `execute` waits for it;
+        `abandon` stops what it started when the run ends before `execute`."""
+        import threading
+
+        from dialectbench.runner.executor import worker_preload
+
+        if self._starting is not None:
+            return
+        ray = import_ray()
+        modules = worker_preload(backend, tasks)
+        self._starting = threading.Thread(target=self._start, args=(ray, modules), name="ray-start", daemon=True)
+        self._starting.start()
+
+    def _start(self, ray: Any, modules: Sequence[str]) -> None:
+        import time
+
+        t0 = time.perf_counter()
+        try:
+            self._started = self._connect(ray)
+            self.phases["ray.init"] = time.perf_counter() - t0
+            slots = int(ray.cluster_resources().get("CPU", 1) // self.cpus_per_job)
+            warm = ray.remote(_warm).options(num_cpus=self.cpus_per_job, max_retries=0)
+            self._warm_refs = [warm.remote(modules) for _ in range(max(1, min(slots, WARM_TASKS_MAX)))]
+        except BaseException as err:  # noqa: BLE001 - raised again by `execute`, in the driver's thread
+            self._start_error = err
+
+    def _wait_started(self, ray: Any) -> bool:
+        """Join `prepare`'s thread (or connect now, without one); True when this executor started Ray."""
+        import time
+
+        if self._starting is None:
+            t0 = time.perf_counter()
+            started = self._connect(ray)
+            self.phases["ray.init"] = time.perf_counter() - t0
+            return started
+        t0 = time.perf_counter()
+        while self._starting.is_alive():  # bounded waits, so that Ctrl-C is heard (ray.init has timeouts)
+            self._starting.join(timeout=0.5)
+        self.phases["waited for ray.init"] = time.perf_counter() - t0
+        self._starting = None
+        if self._start_error is not None:
+            err, self._start_error = self._start_error, None
+            raise err
+        return self._started
+
+    def abandon(self) -> None:
+        """The run ends before `execute` (a plan error): stop the Ray instance `prepare` started."""
+        if self._starting is None:
+            return
+        ray = import_ray()
+        try:
+            started = self._wait_started(ray)
+        except BaseException:  # noqa: BLE001 - it never started: nothing to stop
+            return
+        if started:
+            ray.shutdown()
+
     def execute(self, groups: Sequence[Group], *, source: Any, backend: Any, seed: int,
                 config: dict[str, Any], pending: Callable[[Group], list[Job]], sink: Sink,
                 events: Events | None = None) -> None:
+        import time
+
         ray = import_ray()
         events = events or NoEvents()
-        started = self._connect(ray)
+        started = self._wait_started(ray)
         try:
             self._execute(ray, groups, source, backend, seed, config, pending, sink, events)
         finally:
             if started:
+                t0 = time.perf_counter()
                 ray.shutdown()
+                self.phases["ray.shutdown"] = time.perf_counter() - t0
 
     def _execute(self, ray: Any, groups: Sequence[Group], source: Any, backend: Any, seed: int,
                  config: dict[str, Any], pending: Callable[[Group], list[Job]], sink: Sink,

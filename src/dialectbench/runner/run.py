@@ -18,7 +18,7 @@ from dialectbench.data.user_catalogue import with_user_data
 from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.once import warnings_once
 from dialectbench.runner.options import LimitedSource, MarkedBackend, OptionError, RunOptions
-from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan
+from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan, split_names
 from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store, StoreError
 
 
@@ -158,6 +158,23 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
         source = _with_synthetic(source, synthetic, seed)
     if options.limit is not None:
         source = LimitedSource(source, options.limit)
+    prepare = getattr(executor, "prepare", None)  # a parallel executor starts its workers meanwhile
+    if prepare is not None:
+        prepare(backend if backend is not None else model, split_names(tasks))
+    try:
+        return _plan_and_execute(tasks=tasks, varieties=varieties, clusters=clusters, model=model,
+                                 settings=settings, data_dir=data_dir, store=store, seed=seed, rerun=rerun,
+                                 source=source, backend=backend, catalog=catalog, executor=executor,
+                                 events=events, options=options, backend_options=backend_options,
+                                 synthetic=synthetic)
+    finally:
+        abandon = getattr(executor, "abandon", None)  # e.g. a plan error: stop what `prepare` started
+        if abandon is not None:
+            abandon()
+
+
+def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, store, seed, rerun, source,
+                      backend, catalog, executor, events, options, backend_options, synthetic) -> RunResult:
     if backend is None:  # (options only when given: tests and tools replace _get_backend(model))
         try:
             given = {**options.backend_options(model), **(backend_options or {})}

@@ -11,19 +11,48 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dialectbench.backends.base import UnsupportedTaskError
 from dialectbench.backends.baseline.common import BaselineModel
 from dialectbench.backends.baseline.mt import CopyTranslator
-from dialectbench.backends.baseline.parser import BiaffineParser, ParserConfig
-from dialectbench.backends.baseline.qa import ExtractiveQA, OptionOverlap
-from dialectbench.backends.baseline.tagging import CRFConfig, CRFTagger
-from dialectbench.backends.baseline.text import PairClassifier, TextClassifier
+
+if TYPE_CHECKING:
+    from dialectbench.backends.baseline.parser import BiaffineParser, ParserConfig
+    from dialectbench.backends.baseline.qa import ExtractiveQA, OptionOverlap
+    from dialectbench.backends.baseline.tagging import CRFConfig, CRFTagger
+    from dialectbench.backends.baseline.text import PairClassifier, TextClassifier
 
 TASKS = ("dep", "pos", "ner", "did", "sa", "tc", "nli", "mrc", "eqa", "mt-dialect", "mt-region")
+
+# The model modules are imported when a task needs them (PEP 562 `__getattr__` keeps the names
+# importable): the parser pulls in torch, the text classifiers, QA and the CRF scikit-learn; seconds
+# each, which a run of other tasks, `dialectbench --help` and every local worker would pay for nothing.
+_TASK_MODULES = {"dep": "parser", "pos": "tagging", "ner": "tagging", "did": "text", "sa": "text", "tc": "text",
+                 "nli": "text", "mrc": "qa", "eqa": "qa", "mt-dialect": "mt", "mt-region": "mt"}
+# torch imports its compiler the first time an optimiser is built (~2 s on one core): the parser's first
+# fit in every fresh process would pay it
+_TASK_EXTRA = {"dep": ("torch._dynamo",)}
+_LAZY = {"BiaffineParser": "parser", "ParserConfig": "parser", "CRFConfig": "tagging", "CRFTagger": "tagging",
+         "ExtractiveQA": "qa", "OptionOverlap": "qa", "PairClassifier": "text", "TextClassifier": "text"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def worker_modules(tasks: Sequence[str] | None = None) -> list[str]:
+    """The modules the fits of `tasks` (None: all) import, for a local worker pool to import up front."""
+    tasks = _TASK_MODULES if tasks is None else tasks
+    names = [[f"{__name__}.{_TASK_MODULES[t]}", *_TASK_EXTRA.get(t, ())] for t in tasks if t in _TASK_MODULES]
+    return list(dict.fromkeys(name for group in names for name in group))
 
 
 class BaselineBackend:
@@ -32,8 +61,26 @@ class BaselineBackend:
     name = "baseline"
 
     def __init__(self, parser: ParserConfig | None = None, crf: CRFConfig | None = None):
-        self.parser_config = parser or ParserConfig()
-        self.crf_config = crf or CRFConfig()
+        # None stands for the defaults, built on first use (ParserConfig lives with the parser, i.e. torch)
+        self._parser: ParserConfig | dict | None = parser
+        self._crf: CRFConfig | dict | None = crf
+
+    @property
+    def parser_config(self) -> ParserConfig:
+        if not isinstance(self._parser, _lazy("ParserConfig")):
+            self._parser = _lazy("ParserConfig")(**(self._parser or {}))
+        return self._parser
+
+    @property
+    def crf_config(self) -> CRFConfig:
+        if not isinstance(self._crf, _lazy("CRFConfig")):
+            self._crf = _lazy("CRFConfig")(**(self._crf or {}))
+        return self._crf
+
+    def __getstate__(self) -> dict[str, Any]:
+        # plain values, not the config classes: unpickling in a worker (local pool, Ray) then imports
+        # torch / scikit-learn only when a task that needs them is fitted there
+        return {"_parser": _plain(self._parser), "_crf": _plain(self._crf)}
 
     @property
     def config(self) -> dict[str, Any]:
@@ -44,20 +91,28 @@ class BaselineBackend:
     def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None = None, *,
             seed: int = 0) -> BaselineModel:
         if task in ("did", "sa", "tc"):
-            return TextClassifier(task, seed).fit(train)
+            return _lazy("TextClassifier")(task, seed).fit(train)
         if task == "nli":
-            return PairClassifier(task, seed).fit(train)
+            return _lazy("PairClassifier")(task, seed).fit(train)
         if task in ("pos", "ner"):
-            return CRFTagger(task, seed, self.crf_config).fit(train)
+            return _lazy("CRFTagger")(task, seed, self.crf_config).fit(train)
         if task == "dep":
-            return BiaffineParser(task, seed, self.parser_config).fit(train, dev)
+            return _lazy("BiaffineParser")(task, seed, self.parser_config).fit(train, dev)
         if task == "eqa":
-            return ExtractiveQA(task, seed).fit(train)
+            return _lazy("ExtractiveQA")(task, seed).fit(train)
         if task == "mrc":
-            return OptionOverlap(task, seed).fit(train)
+            return _lazy("OptionOverlap")(task, seed).fit(train)
         if task in ("mt-dialect", "mt-region"):
             return CopyTranslator(task)
         raise UnsupportedTaskError(f"baseline backend: unknown task {task!r}; known: {', '.join(TASKS)}")
+
+
+def _lazy(name: str) -> Any:
+    return __getattr__(name) if name not in globals() else globals()[name]
+
+
+def _plain(config: Any) -> dict | None:
+    return None if config is None else dict(config) if isinstance(config, dict) else asdict(config)
 
 
 __all__ = [
