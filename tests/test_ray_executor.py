@@ -158,3 +158,18 @@ def test_progress_inside_jobs_comes_back_from_the_ray_workers(tmp_path, cluster)
     fits = [r for r in events.reports if r["stage"] == "fit"]
     assert {r["epoch"] for r in fits} == {1, 2}
     assert fits and all(r["unit"] != f"pid{os.getpid()}" for r in fits)  # from the workers, not the driver
+
+
+def test_prepare_warms_the_workers_up_and_leaves_a_ray_it_did_not_start_running(tmp_path, cluster):
+    executor = RayExecutor()
+    executor.prepare(FakeBackend(0.0), ["pos"])  # what `run` does before it builds the plan
+    executor.abandon()  # the run ended before `execute` (a plan error)
+    assert ray.is_initialized()  # the module's cluster: not this executor's to stop
+    loaded = ray.get(executor._warm_refs, timeout=120)
+    assert len(loaded) == 2  # one start-up task per job slot (two one-CPU nodes)
+    assert all("dialectbench.metrics.tagging" in names for names in loaded)
+    assert all("runner_fakes" not in names for names in loaded)  # not importable there: skipped, no error
+    result = _run(tmp_path / "r.sqlite", executor)  # and the same executor still runs a plan afterwards
+    local = _run(tmp_path / "local.sqlite", InProcessExecutor())
+    assert _scores(tmp_path / "r.sqlite") == _scores(tmp_path / "local.sqlite") != []
+    assert result.counts == local.counts

@@ -597,8 +597,10 @@ class ProcessExecutor:
                 return future, failed_records(group, jobs, reason, seed=seed, config=config)
 
         try:
+            # one group queued beyond the workers: a worker that finishes starts the next group at once
+            # instead of idling while the driver stores the results and submits (many small groups)
             drive(groups, pending=pending, sink=sink, events=events, submit=submit, wait=wait,
-                  window=self.workers)
+                  window=self.workers + 1)
         except BaseException:  # Ctrl-C, SIGTERM: stop now; finished jobs are already committed
             for pool in pools:
                 _stop(pool)

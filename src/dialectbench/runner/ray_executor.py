@@ -17,8 +17,10 @@ local executors. Choices made here (issue 14):
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,18 +114,33 @@ def _run_remote(group: Group, jobs: Sequence[Job], source: ShippedSource, backen
     return ray.get_runtime_context().get_node_id(), records
 
 
-def _warm(modules: Sequence[str]) -> int:
+def _warm(modules: Sequence[str]) -> list[str]:
     """A start-up task: import what the groups' fits need into a Ray worker while the driver still plans
-    (a worker runs many tasks: the real ones then find them loaded). Returns the worker's pid."""
+    (a worker runs many tasks: the real ones then find them loaded). Returns the modules it loaded."""
     import importlib
-    import os
 
+    loaded = []
     for name in modules:
         try:
             importlib.import_module(name)
-        except ImportError:  # an optional backend's library: the group itself reports it
-            pass
-    return os.getpid()
+        except ImportError:  # e.g. an optional backend's library: the group itself reports it
+            continue
+        loaded.append(name)
+    return loaded
+
+
+@contextlib.contextmanager
+def _quiet_sigterm_notice() -> Iterator[None]:
+    """ray.init outside the main thread warns that it sets no SIGTERM handler: expected here (the CLI
+    keeps its own, which stores the run as interrupted), so the notice is not shown."""
+    logger = logging.getLogger("ray._private.worker")
+    drop = logging.Filter()
+    drop.filter = lambda record: "SIGTERM handler" not in record.getMessage()  # type: ignore[method-assign]
+    logger.addFilter(drop)
+    try:
+        yield
+    finally:
+        logger.removeFilter(drop)
 
 
 WARM_TASKS_MAX = 16  # start-up imports in at most this many workers (a big cluster warms as tasks land)
@@ -166,6 +183,7 @@ class RayExecutor:
         self._starting: Any = None  # the thread of `prepare`, until `execute` joins it
         self._started: bool = False  # whether this executor started Ray (and so stops it)
         self._start_error: BaseException | None = None
+        self._warm_refs: list[Any] = []  # the start-up tasks (`_warm`)
         self.phases: dict[str, float] = {}  # start-up seconds by phase (benchmarks print them)
 
     def _connect(self, ray: Any) -> bool:
@@ -204,7 +222,8 @@ class RayExecutor:
 
         t0 = time.perf_counter()
         try:
-            self._started = self._connect(ray)
+            with _quiet_sigterm_notice():
+                self._started = self._connect(ray)
             self.phases["ray.init"] = time.perf_counter() - t0
             slots = int(ray.cluster_resources().get("CPU", 1) // self.cpus_per_job)
             warm = ray.remote(_warm).options(num_cpus=self.cpus_per_job, max_retries=0)
