@@ -213,8 +213,9 @@ class RayExecutor:
         if self._starting is not None:
             return
         ray = import_ray()
-        modules = worker_preload(backend, tasks)
-        self._starting = threading.Thread(target=self._start, args=(ray, modules), name="ray-start", daemon=True)
+        self._ready, self._release = threading.Event(), threading.Event()
+        self._starting = threading.Thread(target=self._start, args=(ray, worker_preload(backend, tasks)),
+                                          name="ray-start", daemon=True)
         self._starting.start()
 
     def _start(self, ray: Any, modules: Sequence[str]) -> None:
@@ -230,25 +231,36 @@ class RayExecutor:
             self._warm_refs = [warm.remote(modules) for _ in range(max(1, min(slots, WARM_TASKS_MAX)))]
         except BaseException as err:  # noqa: BLE001 - raised again by `execute`, in the driver's thread
             self._start_error = err
+        finally:
+            self._ready.set()
+        # Ray's processes are bound to the thread that started them (they die with it: PR_SET_PDEATHSIG),
+        # so this thread lives until the run is over
+        if self._started:
+            self._release.wait()
 
     def _wait_started(self, ray: Any) -> bool:
-        """Join `prepare`'s thread (or connect now, without one); True when this executor started Ray."""
+        """Wait for `prepare`'s start (or connect now, without one); True when this executor started Ray."""
         import time
 
+        t0 = time.perf_counter()
         if self._starting is None:
-            t0 = time.perf_counter()
             started = self._connect(ray)
             self.phases["ray.init"] = time.perf_counter() - t0
             return started
-        t0 = time.perf_counter()
-        while self._starting.is_alive():  # bounded waits, so that Ctrl-C is heard (ray.init has timeouts)
-            self._starting.join(timeout=0.5)
+        while not self._ready.wait(timeout=0.5):  # bounded waits: Ctrl-C is heard (ray.init has timeouts)
+            pass
         self.phases["waited for ray.init"] = time.perf_counter() - t0
-        self._starting = None
         if self._start_error is not None:
             err, self._start_error = self._start_error, None
+            self._done()
             raise err
         return self._started
+
+    def _done(self) -> None:
+        """Let `prepare`'s thread end (after ray.shutdown, when this executor started Ray)."""
+        if self._starting is not None:
+            self._release.set()
+            self._starting = None
 
     def abandon(self) -> None:
         """The run ends before `execute` (a plan error): stop the Ray instance `prepare` started."""
@@ -256,11 +268,11 @@ class RayExecutor:
             return
         ray = import_ray()
         try:
-            started = self._wait_started(ray)
+            if self._wait_started(ray):
+                ray.shutdown()
         except BaseException:  # noqa: BLE001 - it never started: nothing to stop
-            return
-        if started:
-            ray.shutdown()
+            pass
+        self._done()
 
     def execute(self, groups: Sequence[Group], *, source: Any, backend: Any, seed: int,
                 config: dict[str, Any], pending: Callable[[Group], list[Job]], sink: Sink,
@@ -277,6 +289,7 @@ class RayExecutor:
                 t0 = time.perf_counter()
                 ray.shutdown()
                 self.phases["ray.shutdown"] = time.perf_counter() - t0
+            self._done()
 
     def _execute(self, ray: Any, groups: Sequence[Group], source: Any, backend: Any, seed: int,
                  config: dict[str, Any], pending: Callable[[Group], list[Job]], sink: Sink,
