@@ -17,7 +17,7 @@ from runner_fakes import FakeBackend, FakeSource
 from dialectbench.runner import InProcessExecutor, PlanError, Store, run
 from dialectbench.runner.executor import PRELOAD, ProcessExecutor, worker_preload
 
-HEAVY = ("sklearn", "scipy", "torch", "seqeval", "sklearn_crfsuite", "transformers")
+HEAVY = ("sklearn", "scipy", "torch", "seqeval", "sklearn_crfsuite", "transformers", "pandas")
 
 
 def _imported_after(code: str) -> list[str]:
@@ -129,3 +129,7 @@ def test_the_runner_prepares_the_executor_first_and_lets_it_clean_up_after_a_pla
         run(store=tmp_path / "r.sqlite", source=FakeSource(), backend=FakeBackend(0.0), tasks=["no-such-task"],
             executor=bad)
     assert bad.calls == ["prepare ['no-such-task']", "abandon"]
+
+
+def test_the_cli_loads_no_heavy_library_to_list_its_commands():
+    assert _imported_after("import dialectbench.cli.main") == []  # what `dialectbench --help` imports

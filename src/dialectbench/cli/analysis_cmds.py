@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import typer
 
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
+
+if TYPE_CHECKING:  # pandas is imported where it is used: `dialectbench --help` need not load it (~0.5 s)
+    import pandas as pd
 
 PAPER = "paper"
 CLUSTER_COLUMNS = ("task", "cluster", "n_varieties", "linguistic_utility", "demographic_utility", "min_variety",
@@ -41,6 +43,8 @@ def _load_scores(source: str) -> pd.DataFrame:
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
     if not path.is_file():
         fail(f"{path}: no such file")
     try:
@@ -63,6 +67,8 @@ def _require_columns(df: pd.DataFrame, path: Path, columns: list[str]) -> None:
 
 def _numbers(df: pd.DataFrame, column: str, path: Path, *, non_negative: bool = False) -> pd.Series:
     """The column as floats; the first bad cell is reported by data row and file line (header = line 1)."""
+    import pandas as pd
+
     values = pd.to_numeric(df[column], errors="coerce")
     bad = values.isna() | ~values.map(math.isfinite)
     if non_negative:
@@ -102,6 +108,8 @@ def _records(df: pd.DataFrame, columns: tuple[str, ...] | None = None) -> list[d
 
 
 def _missing(value: Any) -> bool:
+    import pandas as pd
+
     try:
         return bool(pd.isna(value))
     except (TypeError, ValueError):

@@ -527,6 +527,10 @@ class ProcessExecutor:
         workers start with them loaded. A no-op when no pool will be used, or once a server runs."""
         if self.workers == 1:
             return
+        if isinstance(backend, str) and backend.strip().partition(":")[0] != "baseline":
+            return  # an hf model may run on a GPU, in the driver: whether a pool is used is known once built
+        if not isinstance(backend, str) and uses_gpu(backend):
+            return
         import multiprocessing
         from multiprocessing import forkserver
 
