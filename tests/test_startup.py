@@ -133,3 +133,10 @@ def test_the_runner_prepares_the_executor_first_and_lets_it_clean_up_after_a_pla
 
 def test_the_cli_loads_no_heavy_library_to_list_its_commands():
     assert _imported_after("import dialectbench.cli.main") == []  # what `dialectbench --help` imports
+
+
+def test_limiting_a_workers_threads_does_not_import_torch_and_still_limits_it_later():
+    code = ("import sys\nfrom dialectbench.runner.executor import limit_threads\nlimit_threads(1)\n"
+            "assert 'torch' not in sys.modules\nimport torch\nprint(torch.get_num_threads())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "1"  # torch imported afterwards reads OMP_NUM_THREADS

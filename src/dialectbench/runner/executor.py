@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 import time
 import traceback
 from collections import Counter
@@ -393,11 +394,11 @@ def limit_threads(n: int) -> None:
     n = max(1, int(n))
     for var in THREAD_VARS:
         os.environ[var] = str(n)
-    try:
-        import torch
-    except ImportError:
-        return
-    torch.set_num_threads(n)
+    # torch only when loaded (importing it costs seconds a worker of other tasks never needs); one imported
+    # later reads OMP_NUM_THREADS, set above
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(n)
 
 
 def uses_gpu(backend: Any) -> bool:
