@@ -61,6 +61,25 @@ def test_mst_matches_brute_force(seed):
         assert _score(scores, heads) == pytest.approx(_brute_force(scores), abs=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_mst_matches_brute_force_when_most_greedy_heads_already_form_a_tree(seed):
+    """A trained parser's scores: a planted tree's arcs stand out, so the greedy heads are often already
+    a tree (the shortcut) and sometimes not (Chu-Liu/Edmonds); both must give the best tree."""
+    rng = np.random.default_rng(seed)
+    shortcut = 0
+    for _ in range(40):
+        n = int(rng.integers(2, 7))
+        heads = [0] + [int(rng.integers(1, d + 1)) for d in range(1, n)]  # word d+1 attaches left
+        scores = rng.normal(size=(n + 1, n + 1))
+        scores[np.arange(1, n + 1), heads] += rng.choice([0.5, 3.0])
+        greedy = scores[1:].copy()
+        greedy[np.arange(n), np.arange(1, n + 1)] = -np.inf
+        shortcut += _is_tree(list(greedy.argmax(1)))
+        best = mst_decode(scores)
+        assert _is_tree(best) and _score(scores, best) == pytest.approx(_brute_force(scores), abs=1e-9)
+    assert 0 < shortcut < 40  # both paths were taken
+
+
 def test_single_root_even_when_root_arcs_dominate():
     # every word prefers ROOT by far: the unconstrained MST would attach all of them to ROOT
     scores = np.zeros((6, 6))

@@ -125,6 +125,9 @@ def mst_decode(scores: np.ndarray) -> list[int]:
     n = s.shape[0] - 1
     if n <= 0:
         return []
+    greedy = _greedy_tree(s)
+    if greedy is not None:  # each word's best head already forms a single-root tree: that is the MST
+        return greedy
     finite = s[np.isfinite(s)]
     spread = float(finite.max() - finite.min()) if finite.size else 0.0
     # forbidden arcs become merely very bad, so a tree always exists
@@ -135,6 +138,19 @@ def mst_decode(scores: np.ndarray) -> list[int]:
     s[0, :] = -np.inf
     heads = _chu_liu_edmonds(s)
     return [int(h) for h in heads[1:]]
+
+
+def _greedy_tree(s: np.ndarray) -> list[int] | None:
+    """Each word's highest-scoring head (self-loops excluded), when those arcs form a tree with exactly
+    one root arc; else None. Most parses of a trained model are such trees, and then no maximum
+    spanning tree can score higher, so Chu-Liu/Edmonds (~15 recursive calls a sentence) is skipped."""
+    g = s.copy()
+    np.fill_diagonal(g, -np.inf)
+    heads = g[1:].argmax(1)
+    if not np.isfinite(g[np.arange(1, len(g)), heads]).all() or (heads == 0).sum() != 1:
+        return None
+    full = np.concatenate([[-1], heads])
+    return None if _find_cycle(full) is not None else [int(h) for h in heads]
 
 
 def _find_cycle(heads: np.ndarray) -> list[int] | None:

@@ -31,10 +31,12 @@ class Analyzer:
 def train_analyzer(ud_train: Path, *, cache: Path | None = DEFAULT_CACHE, seed: int = 0,
                    parser_words: int = 400_000) -> Analyzer:
     """Fit (or load from `cache`) the tagger and parser on the CoNLL-U file `ud_train`."""
-    from dialectbench.backends.baseline import BiaffineParser, CRFTagger, ParserConfig
+    from dialectbench.backends.baseline import BiaffineParser, CRFConfig, CRFTagger, ParserConfig
     from dialectbench.data.readers.conllu import read_conllu
 
-    key = hashlib.sha256(Path(ud_train).read_bytes() + f"|{seed}|{parser_words}".encode()).hexdigest()[:16]
+    tagging, parsing = CRFConfig(), ParserConfig(max_train_words=parser_words)
+    # the configs are part of the key: a cache trained with other defaults is retrained, not reused
+    key = hashlib.sha256(Path(ud_train).read_bytes() + f"|{seed}|{tagging}|{parsing}".encode()).hexdigest()[:16]
     path = None if cache is None else Path(cache) / f"analyzer-{key}.pkl"
     if path is not None and path.is_file():
         try:  # a pickle of an older tagger/parser version is retrained, not trusted
@@ -43,8 +45,8 @@ def train_analyzer(ud_train: Path, *, cache: Path | None = DEFAULT_CACHE, seed: 
         except Exception:  # noqa: BLE001, S110
             pass
     train = [s for s in read_conllu(ud_train) if s.words]
-    tagger = CRFTagger("pos", seed).fit(train)
-    parser = BiaffineParser("dep", seed, ParserConfig(max_train_words=parser_words)).fit(train)
+    tagger = CRFTagger("pos", seed, tagging).fit(train)
+    parser = BiaffineParser("dep", seed, parsing).fit(train)
     analyzer = Analyzer(tagger, parser)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)

