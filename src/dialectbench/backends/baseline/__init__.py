@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from dialectbench.backends.base import UnsupportedTaskError
 from dialectbench.backends.baseline.common import BaselineModel
+from dialectbench.backends.baseline.configs import CRFConfig, ParserConfig
 from dialectbench.backends.baseline.mt import CopyTranslator
 
 if TYPE_CHECKING:
-    from dialectbench.backends.baseline.parser import BiaffineParser, ParserConfig
+    from dialectbench.backends.baseline.parser import BiaffineParser
     from dialectbench.backends.baseline.qa import ExtractiveQA, OptionOverlap
-    from dialectbench.backends.baseline.tagging import CRFConfig, CRFTagger
+    from dialectbench.backends.baseline.tagging import CRFTagger
     from dialectbench.backends.baseline.text import PairClassifier, TextClassifier
 
 TASKS = ("dep", "pos", "ner", "did", "sa", "tc", "nli", "mrc", "eqa", "mt-dialect", "mt-region")
@@ -36,7 +37,7 @@ _TASK_MODULES = {"dep": "parser", "pos": "tagging", "ner": "tagging", "did": "te
 # torch imports its compiler the first time an optimiser is built (~2 s on one core): the parser's first
 # fit in every fresh process would pay it
 _TASK_EXTRA = {"dep": ("torch._dynamo",)}
-_LAZY = {"BiaffineParser": "parser", "ParserConfig": "parser", "CRFConfig": "tagging", "CRFTagger": "tagging",
+_LAZY = {"BiaffineParser": "parser", "CRFTagger": "tagging",
          "ExtractiveQA": "qa", "OptionOverlap": "qa", "PairClassifier": "text", "TextClassifier": "text"}
 
 
@@ -61,26 +62,8 @@ class BaselineBackend:
     name = "baseline"
 
     def __init__(self, parser: ParserConfig | None = None, crf: CRFConfig | None = None):
-        # None stands for the defaults, built on first use (ParserConfig lives with the parser, i.e. torch)
-        self._parser: ParserConfig | dict | None = parser
-        self._crf: CRFConfig | dict | None = crf
-
-    @property
-    def parser_config(self) -> ParserConfig:
-        if not isinstance(self._parser, _lazy("ParserConfig")):
-            self._parser = _lazy("ParserConfig")(**(self._parser or {}))
-        return self._parser
-
-    @property
-    def crf_config(self) -> CRFConfig:
-        if not isinstance(self._crf, _lazy("CRFConfig")):
-            self._crf = _lazy("CRFConfig")(**(self._crf or {}))
-        return self._crf
-
-    def __getstate__(self) -> dict[str, Any]:
-        # plain values, not the config classes: unpickling in a worker (local pool, Ray) then imports
-        # torch / scikit-learn only when a task that needs them is fitted there
-        return {"_parser": _plain(self._parser), "_crf": _plain(self._crf)}
+        self.parser_config = parser or ParserConfig()
+        self.crf_config = crf or CRFConfig()
 
     @property
     def config(self) -> dict[str, Any]:
@@ -109,10 +92,6 @@ class BaselineBackend:
 
 def _lazy(name: str) -> Any:
     return __getattr__(name) if name not in globals() else globals()[name]
-
-
-def _plain(config: Any) -> dict | None:
-    return None if config is None else dict(config) if isinstance(config, dict) else asdict(config)
 
 
 __all__ = [

@@ -25,6 +25,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_se
 
 from dialectbench.backends.base import TrainingDataError
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
+from dialectbench.backends.baseline.configs import ParserConfig
 from dialectbench.backends.parsing import ParserHead
 from dialectbench.data.examples import Sentence
 from dialectbench.runner import progress
@@ -34,41 +35,6 @@ ROOT_FORM = "\x00root"
 
 
 SMALL_TREEBANK_WORDS = 20_000
-
-
-@dataclass(frozen=True)
-class ParserConfig:
-    word_dim: int = 100
-    char_dim: int = 32
-    char_filters: int = 64
-    lstm_hidden: int = 150        # per direction; sized for a few CPU minutes on UD_English-EWT
-    lstm_layers: int = 2
-    arc_hidden: int = 256
-    label_hidden: int = 64
-    dropout: float = 0.33
-    word_dropout: float = 0.25    # alpha in p(unk) = alpha / (alpha + count): rare words learn to back off to chars
-    min_word_count: int = 2
-    lr: float = 2e-3
-    # linear decay of the learning rate to 0 over the work budget: a short schedule (a few epochs) ends
-    # in a better optimum than a constant rate cut off mid-way (a small treebank's schedule is its
-    # max_epochs passes)
-    lr_decay: bool = True
-    # ~10 sentences an update. The number of updates, more than the words seen, sets the UAS for a
-    # given CPU cost (a word costs about the same in 250- and 500-token batches, 30% more in 125).
-    # UD_English-EWT test, LR decay: 1000 tokens x 1.2M words 81.30; 500 x 1.2M 83.71 (510 CPU-s);
-    # 500 x 600k 78.78; 250 x 600k 81.66; 125 x 600k 82.08 (446 CPU-s); 250 x 900k 83.24 (419 CPU-s)
-    batch_tokens: int = 250
-    max_epochs: int = 30
-    # deterministic work budget (~4.4 epochs of UD_English-EWT, ~7 CPU minutes); small treebanks stop
-    # at max_epochs or on dev patience first: they need them (UD_French-ParTUT-sized, 24k words:
-    # 80.33 UAS after 8 epochs, 85.71 after 15). max_seconds is a wall-clock cap on top (results then
-    # depend on machine speed, so it is off by default).
-    max_train_words: int | None = 900_000
-    min_steps_per_epoch: int = 10  # tiny training sets: an "epoch" repeats the data to this many updates
-    patience: int = 3              # epochs without a dev UAS gain before stopping
-    max_seconds: float | None = None
-    threads: int | None = None     # torch.set_num_threads during fit/predict; None leaves torch's default
-    verbose: bool = False
 
 
 class _Vocab:

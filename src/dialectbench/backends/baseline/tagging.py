@@ -5,35 +5,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pycrfsuite
 import sklearn_crfsuite
 
 from dialectbench.backends.base import TrainingDataError
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
+from dialectbench.backends.baseline.configs import CRFConfig
 from dialectbench.data.examples import Sentence, TaggedSentence
 from dialectbench.runner import progress
-
-
-@dataclass(frozen=True)
-class CRFConfig:
-    # averaged perceptron: on UD_English-EWT test 94.61 accuracy in 23 CPU-s of training, against 94.88
-    # in 163 CPU-s for 150 L-BFGS iterations (same features); the perceptron's cost is mostly loading
-    # the data into CRFsuite, so a large treebank no longer dominates a run's wall time
-    algorithm: str = "ap"
-    max_iterations: int = 10
-    c1: float = 0.05  # L-BFGS only: L1 keeps the model small
-    c2: float = 0.01  # L-BFGS and l2sgd
-
-    def trainer_params(self) -> dict[str, float | int | str]:
-        """The parameters CRFsuite's chosen algorithm accepts (it rejects the others)."""
-        params: dict[str, float | int | str] = {"algorithm": self.algorithm, "max_iterations": self.max_iterations}
-        if self.algorithm == "lbfgs":
-            params.update(c1=self.c1, c2=self.c2)
-        elif self.algorithm == "l2sgd":
-            params["c2"] = self.c2
-        return params
 
 
 def _shape(word: str) -> str:
