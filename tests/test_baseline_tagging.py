@@ -52,6 +52,15 @@ def test_pos_crf_learns_affix_and_context_rule():
     assert after_to.count("VERB") / len(after_to) > 0.9
 
 
+def test_a_fit_depends_only_on_its_data_and_seed():
+    """The perceptron shuffles with the C library's rand(): a second fit in the same process (a reused
+    worker) must not see the state the first one left, or two executors store different scores."""
+    train = _pos_corpus(150, 1)
+    first, again = (BaselineBackend().fit("pos", train, None).crf.state_features_ for _ in range(2))
+    assert first == again
+    assert BaselineBackend().fit("pos", train, None, seed=1).crf.state_features_ != first
+
+
 def _ner_corpus(n: int, seed: int) -> list[TaggedSentence]:
     """Capitalised runs after "in" are B-LOC I-LOC..., after "met" B-PER I-PER...; the rest O."""
     rng = random.Random(seed)

@@ -3,6 +3,7 @@ and context features."""
 
 from __future__ import annotations
 
+import ctypes
 import re
 from collections.abc import Sequence
 
@@ -71,6 +72,17 @@ def sentence_features(words: Sequence[str], cache: dict | None = None) -> list[d
     return feats
 
 
+def _seed_crfsuite(seed: int) -> None:
+    """CRFsuite's perceptron shuffles the training data with the C library's rand(), whose state lives
+    on in the process: a worker that has fitted before (local pool or Ray, reused across groups) would
+    shuffle otherwise and store other scores than a fresh one. srand(seed + 1): seed 0 is a fresh
+    process's state."""
+    try:
+        ctypes.CDLL(None).srand(ctypes.c_uint(seed + 1))
+    except (OSError, AttributeError):  # no C library handle (not Linux or macOS): nothing to seed here
+        pass
+
+
 class _ReportingTrainer(pycrfsuite.Trainer):
     """CRFsuite's trainer, telling the driver each L-BFGS iteration (a CRF fit on a large treebank is
     minutes of silence otherwise)."""
@@ -100,6 +112,7 @@ class CRFTagger(BaselineModel):
             raise TrainingDataError(f"{self.task}: every training sentence is empty; nothing to fit")
         self.crf = sklearn_crfsuite.CRF(all_possible_transitions=True, trainer_cls=_ReportingTrainer,
                                         **self.config.trainer_params())
+        _seed_crfsuite(self.seed)
         self.crf.fit(corpus_features([w for w, _ in pairs]), [list(t) for _, t in pairs])
         return self
 
