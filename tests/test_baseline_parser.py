@@ -100,6 +100,16 @@ def test_pickle_round_trip_predicts_the_same(fitted, tmp_path):
     assert pickle.loads(pickle.dumps(fitted)).predict(test[:2]) == fitted.predict(test[:2])
 
 
+def test_without_dev_training_goes_on_while_the_loss_falls():
+    """No dev split: patience watches the training loss, which falls here every epoch, so the fit runs
+    its max_epochs (a bug once stopped every such treebank after `patience` epochs)."""
+    config = ParserConfig(word_dim=8, char_dim=8, char_filters=8, lstm_hidden=16, arc_hidden=16, label_hidden=8,
+                          max_epochs=6, patience=2, threads=1)
+    model = BaselineBackend(parser=config).fit("dep", synthetic_treebank(40, 3), None)
+    losses = [h["loss"] for h in model.history]
+    assert len(losses) == 6 and losses[-1] < losses[0]
+
+
 def test_tiny_training_set_and_errors():
     tiny = ParserConfig(word_dim=8, char_dim=8, char_filters=8, lstm_hidden=8, arc_hidden=8, label_hidden=8,
                         max_epochs=2, min_steps_per_epoch=3, threads=1)

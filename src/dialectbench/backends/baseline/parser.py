@@ -193,7 +193,9 @@ class BiaffineParser(BaselineModel):
         encoded = self._encode(train, train=True)
         gen = torch.Generator().manual_seed(self.seed)  # word dropout
         budget = _Budget(cfg)
-        best, best_state, bad_epochs = -1.0, None, 0
+        # -inf: without dev the score is minus the training loss, below any finite start (a start of
+        # -1 stopped every treebank without a dev split after `patience` epochs, however its loss fell)
+        best, best_state, bad_epochs = float("-inf"), None, 0
         total = self._planned_words(train)
         if cfg.lr_decay:
             budget.decay = (opt, cfg.lr, total)
