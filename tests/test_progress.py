@@ -1,6 +1,6 @@
 """Progress inside long jobs (issue 14): a fit's reports reach the driver from this process, from local
 worker processes and (tests/test_ray_executor.py) from Ray workers; the ETA weighs each training set by
-its size; the display stays one bar in 80 columns on a terminal and a few lines in a pipe."""
+its expected cost; the display stays one bar in 80 columns on a terminal and a few lines in a pipe."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ from runner_fakes import FakeBackend, FakeSource
 from dialectbench.cli.run_cmds import RichProgress
 from dialectbench.runner import InProcessExecutor, run
 from dialectbench.runner import progress as prog
-from dialectbench.runner.executor import ProcessExecutor
+from dialectbench.backends.baseline import BaselineBackend
+from dialectbench.runner.executor import NoEvents, ProcessExecutor
+from dialectbench.runner.executor import drive as drive_groups
+from dialectbench.runner.run import _weigh_fits
 
 
 class Reporting(FakeBackend):
@@ -76,8 +79,8 @@ def test_describe_is_short_and_says_epoch_and_examples():
 def _group(label: str, train_bytes: int, n_jobs: int, task: str = "pos"):
     jobs = [SimpleNamespace(key=f"{label}{k}", variety=f"{label}{k}") for k in range(n_jobs)]
     sizes = {(label, "train"): train_bytes, **{(j.variety, "test"): 1000 for j in jobs}}
-    return SimpleNamespace(task=task, training=SimpleNamespace(members=(label,), label=label), jobs=jobs,
-                           sizes=sizes)
+    return SimpleNamespace(task=task, training=SimpleNamespace(members=(label,), label=label, mode="finetune"),
+                           jobs=jobs, sizes=sizes, fit_weight=None)
 
 
 def test_the_eta_weighs_training_sets_by_size_not_by_job_count():
@@ -99,6 +102,33 @@ def test_the_eta_weighs_training_sets_by_size_not_by_job_count():
     assert 30.0 < eta < 80.0  # about half the big group left: ~45 s at the rate so far
     tracker.job_finished("big0")
     assert tracker.eta() == 0.0
+
+
+def test_the_backends_fit_estimate_orders_the_fits_and_weighs_the_eta():
+    """A parser fit on a small treebank runs max_epochs passes: it costs more than a CRF fit on a 5x bigger
+    one. Scheduling (longest first) and the ETA follow the backend's estimate, not the bytes."""
+    small_dep, big_pos = _group("dep", 400_000, 1, task="dep"), _group("pos", 2_000_000, 1, task="pos")
+    plan = SimpleNamespace(groups=[big_pos, small_dep])
+    started: list[str] = []
+
+    def drive() -> None:
+        def submit(group, jobs):
+            started.append(group.task)
+            return group
+
+        drive_groups(plan.groups, pending=lambda g: g.jobs, sink=lambda r: None, events=NoEvents(),
+                     submit=submit, wait=lambda handles: (handles[0], []), window=1)
+
+    drive()
+    assert started == ["pos", "dep"]  # by bytes
+    _weigh_fits(plan, BaselineBackend())
+    assert big_pos.fit_weight is None and small_dep.fit_weight > 3 * prog.group_weights(big_pos, big_pos.jobs)[0]
+    started.clear()
+    drive()
+    assert started == ["dep", "pos"]
+    tracker = prog.Tracker(clock=lambda: 0.0)
+    tracker.planned(SimpleNamespace(groups=plan.groups, jobs=big_pos.jobs + small_dep.jobs), pending=2)
+    assert tracker.total > small_dep.fit_weight
 
 
 def test_a_resumed_run_counts_only_the_pending_work():

@@ -465,9 +465,9 @@ def drive(groups: Sequence[Group], *, pending: Callable[[Group], list[Job]], sin
     """Keep up to `window` groups in flight: `submit(group, jobs)` returns a handle, `wait(handles)`
     blocks until one is done and returns (that handle, its records). Records go to `sink` in the driver.
 
-    The largest training sets go first (by `progress.group_weights`, i.e. data size): with the long fits
-    started early the small ones fill the gaps, instead of one big fit starting last on one core while
-    the others sit idle."""
+    The costliest fits go first (by `progress.group_weights`: the backend's estimate, else data size):
+    with the long fits started early the small ones fill the gaps, instead of one big fit starting last
+    on one core while the others sit idle."""
     todo = iter(sorted(groups, key=lambda g: -sum(_weights(g))))
     in_flight: list[Any] = []
     exhausted = False

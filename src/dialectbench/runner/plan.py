@@ -208,6 +208,7 @@ class Group:
     fingerprint: str = ""
     fingerprints: dict[tuple[str, str], str] = field(default_factory=dict)  # (variety, split) -> data hash
     sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # (variety, split) -> bytes, where known
+    fit_weight: float | None = None  # the backend's estimate of the fit's cost (see progress.group_weights)
 
     @property
     def task(self) -> str:

@@ -134,7 +134,8 @@ UNKNOWN_SIZE = 1.0  # a source that cannot tell its sizes (tests' in-memory sour
 
 
 def group_weights(group: Any, jobs: Any) -> tuple[float, dict[str, float]]:
-    """(the fit's weight, each job's evaluation weight by job key) in the cost units above."""
+    """(the fit's weight, each job's evaluation weight by job key) in the cost units above. The fit's is
+    the backend's estimate when the plan holds one (`Group.fit_weight`), else FIT_COST x training bytes."""
     sizes = getattr(group, "sizes", {}) or {}
     known = sorted(sizes.values())
     fallback = float(known[len(known) // 2]) if known else UNKNOWN_SIZE
@@ -143,7 +144,9 @@ def group_weights(group: Any, jobs: Any) -> tuple[float, dict[str, float]]:
         return float(sizes.get((variety, split), fallback))
 
     task = group.task
-    fit = FIT_COST.get(task, DEFAULT_FIT_COST) * sum(size(v, "train") for v in group.training.members)
+    fit = getattr(group, "fit_weight", None)
+    if fit is None:
+        fit = FIT_COST.get(task, DEFAULT_FIT_COST) * sum(size(v, "train") for v in group.training.members)
     per_byte = EVAL_COST.get(task, DEFAULT_EVAL_COST)
     # a small floor per job: opening, scoring and storing a job is never free
     evals = {j.key: per_byte * size(j.variety, "test") + 0.01 * fallback for j in jobs}

@@ -194,6 +194,7 @@ def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, 
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
                       config=job_config, catalog=catalog)
+    _weigh_fits(plan, backend)
     try:
         db = Store(store)
     except StoreError as err:
@@ -211,6 +212,18 @@ def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, 
                             seed=seed, rerun=rerun)
     finally:
         db.close()
+
+
+def _weigh_fits(plan: Plan, backend: Any) -> None:
+    """The backend's cost estimate of each fit whose training size is known (`fit_weight(task, bytes)`,
+    optional): the longest fits are scheduled first and the ETA weighs them by it."""
+    weigh = getattr(backend, "fit_weight", None)
+    if not callable(weigh):
+        return
+    for group in plan.groups:
+        members = group.training.members
+        if group.training.mode == "finetune" and members and all((v, "train") in group.sizes for v in members):
+            group.fit_weight = weigh(group.task, sum(group.sizes[v, "train"] for v in members))
 
 
 def _execute(db: Store, plan: Plan, source: Any, backend: Any, executor: Any, events: RunEvents,
