@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
@@ -85,12 +86,9 @@ class BaselineBackend:
         either earlier)."""
         if task != "dep":
             return None
-        cfg = self.parser_config
         words = train_bytes / CONLLU_BYTES_PER_WORD
-        planned = cfg.max_epochs * max(words, cfg.min_steps_per_epoch * cfg.batch_tokens)
-        if cfg.max_train_words is not None:
-            planned = min(planned, cfg.max_train_words)
-        return PARSER_COST_PER_WORD * planned
+        batches = math.ceil(words / self.parser_config.batch_tokens)
+        return PARSER_COST_PER_WORD * self.parser_config.planned_words(words, batches)
 
     def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None = None, *,
             seed: int = 0) -> BaselineModel:

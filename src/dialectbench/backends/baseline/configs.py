@@ -62,3 +62,11 @@ class ParserConfig:
     max_seconds: float | None = None
     threads: int | None = None     # torch.set_num_threads during fit/predict; None leaves torch's default
     verbose: bool = False
+
+    def planned_words(self, n_words: float, n_batches: int) -> float:
+        """Training words a fit on `n_words` in `n_batches` batches goes through unless dev patience stops
+        it first: the work budget, or max_epochs passes (a tiny set's pass repeats its data to
+        min_steps_per_epoch updates)."""
+        n_batches = max(1, n_batches)
+        repeats = -(-self.min_steps_per_epoch // n_batches) if n_batches < self.min_steps_per_epoch else 1
+        return min(self.max_train_words or float("inf"), self.max_epochs * n_words * repeats)

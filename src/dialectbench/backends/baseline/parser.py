@@ -222,13 +222,7 @@ class BiaffineParser(BaselineModel):
         self.net.eval()
 
     def _planned_words(self, train: list[Sentence]) -> float:
-        """Training words the fit will go through unless dev patience stops it first: the work budget,
-        or max_epochs passes (a tiny set's pass repeats its data to min_steps_per_epoch updates)."""
-        cfg = self.config
-        n_words = sum(len(s.words) for s in train)
-        n_batches = len(self._batches(train))
-        repeats = -(-cfg.min_steps_per_epoch // n_batches) if n_batches < cfg.min_steps_per_epoch else 1
-        return min(cfg.max_train_words or float("inf"), cfg.max_epochs * n_words * repeats)
+        return self.config.planned_words(sum(len(s.words) for s in train), len(self._batches(train)))
 
     def _epoch(self, train, encoded, opt, rng, gen, budget: _Budget, report=lambda: None) -> float:
         """One pass (repeated up to min_steps_per_epoch updates on tiny data); mean loss. `report()`

@@ -52,7 +52,10 @@ def sentence_features(words: Sequence[str], cache: dict | None = None) -> list[d
     """One feature dict per word: the word, affixes, shape, and a +-2 window of neighbours. `cache`
     (word -> `_word_features`) is shared across the sentences of a corpus."""
     cache = {} if cache is None else cache
-    cached = [cache[w] if w in cache else cache.setdefault(w, _word_features(w)) for w in words]
+    for w in words:
+        if w not in cache:
+            cache[w] = _word_features(w)
+    cached = [cache[w] for w in words]
     feats = []
     n = len(words)
     for i in range(n):
