@@ -94,3 +94,30 @@ def test_stats_on_the_mirror_use_the_real_counts(shared_data):
     rows = {(r[header.index("variety")], r[header.index("split")]): int(r[header.index("examples")]) for r in body}
     assert rows[("english", "train")] == 701 and rows[("english", "dev")] == 99 and rows[("english", "test")] == 204
     assert len(body) == 38 * 3
+
+
+def _conll(heads: list[str]) -> str:
+    words = "".join(f"{i}\tw{i}\tw\tNOUN\t_\t_\t{h}\tdep\t_\t_\n" for i, h in enumerate(heads, 1))
+    return words + "\n"
+
+
+def test_stats_go_on_past_an_unreadable_file_and_strict_fails(tmp_path):
+    """A mirror built in the catalogue's layout: one readable treebank, one whose test file is malformed
+    (a non-numeric HEAD: a format error) and whose train file has a self-loop (real data: kept, counted)."""
+    mirror = tmp_path / "mirror"
+    ewt = mirror / "ud" / "UD_English-EWT"
+    sing = mirror / "extra-treebanks" / "Sing_Par" / "ACL17_dataset" / "treebank" / "gold_pos"
+    for folder in (ewt, sing):
+        folder.mkdir(parents=True)
+    (ewt / "en_ewt-ud-test.conllu").write_text(_conll(["2", "0"]) * 3)
+    (sing / "train.conll").write_text(_conll(["2", "0"]) + _conll(["0", "2"]))  # word 2 heads itself
+    (sing / "test.conll").write_text(_conll(["2", "0"]) + _conll(["x", "0"]))
+    result = _run("stats", "--task", "dep", "--data-dir", str(mirror), "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = {(r["variety"], r["split"]): r["examples"] for r in json.loads(result.stdout)}
+    assert rows == {("english", "test"): 3, ("singlish", "train"): 2}
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and f"{sing / 'test.conll'}:4: HEAD 'x'" in errors[0] and "singlish" in errors[0]
+    assert "1 split(s) could not be read; 2 counted" in result.stderr
+    strict = _run("stats", "--task", "dep", "--data-dir", str(mirror), "--strict", "--format", "json")
+    assert strict.exit_code == 1 and json.loads(strict.stdout) == json.loads(result.stdout)

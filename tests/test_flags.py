@@ -203,3 +203,49 @@ def test_tagging_test_sets_with_tags_unseen_in_training_are_flagged():
     ner = evaluation_flags(Counter(), ner_test, 50.0, "f1", task="ner", train_tags=tag_counts(ner_train, "ner"))
     assert ner["unseen_labels"]["labels"] == ["LOC"] and ner["unseen_labels"]["token_share"] == round(1 / 3, 4)
     assert evaluation_flags(Counter(), ner_train, 50.0, "f1", task="ner", train_tags=tag_counts(ner_train, "ner")) == {}
+
+
+# ---- DEP: gold HEADs that are not a tree
+
+class _GoldHeads:
+    def predict(self, examples: Sequence[Any]) -> list[tuple]:
+        return [(s.heads, s.deprels) for s in examples]
+
+
+class TreeBackend:
+    """Records what each DEP fit saw; predicts the gold heads."""
+    name = "trees"
+    config: ClassVar[dict] = {}
+
+    def __init__(self) -> None:
+        self.seen: list[list[str]] = []
+
+    def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None, *, seed: int = 0) -> _GoldHeads:
+        self.seen.append([s.example_id for s in [*train, *(dev or [])]])
+        return _GoldHeads()
+
+
+def test_dep_sentences_that_are_not_trees_are_left_out_of_training_and_counted_in_test(tmp_path):
+    from dialectbench.data.examples import Sentence
+    from dialectbench.runner.flags import needs_warning
+
+    def sent(sid, heads, problem=""):
+        return Sentence(sid, ("a", "b", "c"), ("DET", "NOUN", "VERB"), heads, ("det", "nsubj", "root"),
+                        tree_problem=problem)
+
+    good = [sent(f"tr{i}", (2, 3, 0)) for i in range(4)]
+    loop = sent("loop", (2, 2, 0), "train.conll:9: word 2 is its own HEAD")
+    data = {("dep", "english"): {"train": [good[0], loop, *good[1:3]], "dev": [good[3]],
+                                 "test": [sent("te1", (2, 3, 0)), sent("te2", (3, 1, 2), "test.conll:5: HEAD cycle")]}}
+    backend = TreeBackend()
+    result = run(store=tmp_path / "r.sqlite", tasks=["dep"], varieties=["english"], settings=["in-variety"],
+                 source=FakeSource(data), backend=backend)
+    assert backend.seen == [["tr0", "tr1", "tr2", "tr3"]]  # the self-loop was left out; dev kept
+    (extra,) = _extras(result.store).values()
+    flag = extra["flags"]["not_trees"]
+    assert flag == {"test": 1, "train_left_out": 1, "first": "test.conll:5: HEAD cycle"}
+    assert not needs_warning(extra)  # a fact about the data, recorded; the score is what it says
+    assert "1 test sentence(s) scored as given, 1 training sentence(s) left out" in flag_text(extra)
+    with Store(result.store) as db:
+        (row,) = db.scores()
+    assert row["n"] == 2 and row["score"] == 100.0  # the broken test sentence is scored, not dropped

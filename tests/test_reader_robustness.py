@@ -1,6 +1,6 @@
 """Readers under hostile input: nothing but DataFormatError (with the file and, where the format has lines, the
-line) comes out, whatever the bytes; line numbers are right for LF, CRLF and CR-only files; HEAD cycles are
-errors and several roots a warning. Each reader also gets a bounded hypothesis run over mutated seeds."""
+line) comes out, whatever the bytes; line numbers are right for LF, CRLF and CR-only files; a sentence that is not a
+tree is kept with its problem and one warning per file, and several roots a warning. Each reader also gets a bounded hypothesis run over mutated seeds."""
 
 from __future__ import annotations
 
@@ -58,10 +58,24 @@ def test_conllu_unicode_and_huge_numbers_are_format_errors(tmp_path, bad, line):
     assert err.line == line and err.path.endswith("x.conllu")
 
 
-def test_a_head_cycle_is_an_error_at_the_word(tmp_path):
-    text = CONLLU.replace("\t0\troot", "\t1\troot")  # 1 -> 2 -> 3 -> 1: no root, a cycle
-    err = _error(read_conllu, _write(tmp_path, "cycle.conllu", text))
-    assert "cycle" in err.problem and err.line in (3, 4, 5)
+@pytest.mark.parametrize("old, new, line, problem", [
+    ("\t0\troot", "\t1\troot", (3, 4, 5), "cycle"),              # 1 -> 2 -> 3 -> 1: no root, a cycle
+    ("\t3\tnsubj", "\t2\tnsubj", 4, "its own HEAD"),             # word 2 heads itself
+    ("\t3\tnsubj", "\t4\tnsubj", 4, "outside the sentence"),     # HEAD 4 in a 3-word sentence
+])
+def test_a_sentence_that_is_not_a_tree_is_kept_with_its_problem_and_one_warning(tmp_path, old, new, line,
+                                                                                 problem):
+    bad = CONLLU.replace("s1", "s2").replace(old, new)
+    path = _write(tmp_path, "broken.conllu", CONLLU + bad + bad.replace("s2", "s3"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        good, first, second = read_conllu(path)
+    assert good.tree_problem == "" and first.words == ("the", "cat", "sat")  # POS can still use it
+    lines = (line,) if isinstance(line, int) else line
+    assert any(first.tree_problem.startswith(f"{path}:{n + 6}:") for n in lines), first.tree_problem
+    assert problem in first.tree_problem and problem in second.tree_problem
+    found = [str(w.message) for w in caught if issubclass(w.category, DataWarning)]
+    assert len(found) == 1 and found[0].startswith(first.tree_problem) and "2 sentence(s)" in found[0]
 
 
 def test_several_roots_are_kept_with_one_warning_naming_the_line(tmp_path):

@@ -32,16 +32,20 @@ LAYOUTS = {
             [("1", "Je, Rais wa kwanza ni nani?", "je rais wa kwanza ni nani", "je rais wa kwanza ni nani",
               "je rais kwanza nani", "je rais kwanza nani")]),
 }
+# English as released for test: the split marker "in XOR test" and locale columns in the test file's own order
+ENG_TEST = ("english", ["usa-en-US", "gbr-en-US", "gbr-en-GB", "phl-en-PH", "phl-en-US"],
+            [("7", "Do zebras have stripes?", "do zebras have stripes", "do zebra have stripes",
+              "do zebras have stripes", "do zebras have tribes", "do zebras have stripes")])
 META = "example_id,user_id,region,language,gender,age,device,lang_spoken,mother_tongue,audio_file\n"
 
 
 def write_layout(root, lang, split="dev", metadata=None):
-    stem, cols, rows = LAYOUTS[lang]
+    stem, cols, rows = LAYOUTS[lang] if lang in LAYOUTS else ENG_TEST
     folder = root / split / lang
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / f"{stem}.{split}.csv").open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(["", "ID", "in XOR dev", f"{stem}-gold", *cols])
+        w.writerow(["", "ID", f"in XOR {split}", f"{stem}-gold", *cols])
         for i, (qid, gold, *hyps) in enumerate(rows):
             w.writerow([i, qid, "True", gold, *hyps])
     for dialect, text in (metadata or {}).items():
@@ -164,6 +168,41 @@ def test_test_split_prints_table_9_and_all_languages(tmp_path):
     assert [r["lang"] for r in rows] == ["kor", "swa", "all"]
     for r in rows:
         assert r["within"] + r["between"] == pytest.approx(r["unfairness"], abs=1e-4)
+
+
+def test_test_split_reads_all_five_languages_with_their_metadata(tmp_path):
+    """The released test layout: "in XOR test", every language (English included), per-dialect metadata."""
+    meta = {"eng": {"gbr": "0,7,u1,gbr,eng,female,41,d,a,a,x.wav\n"},
+            "kor": {"korn": "0,1,u2,korn,kor,male,25,d,a,a,x.wav\n"}}
+    for lang in ("eng", "ara", "ben", "kor", "swa"):
+        write_layout(tmp_path, lang, split="test", metadata=meta.get(lang))
+    for path in tmp_path.glob("test/*/*/metadata.csv"):  # the released metadata has a leading index column
+        path.write_text("," + path.read_text(), encoding="utf-8")
+    corpora, absent = load_languages(tmp_path, "all", "test")
+    assert absent == [] and list(corpora) == ["eng", "ara", "ben", "kor", "swa"]
+    eng = corpora["eng"]
+    assert eng.models == {"usa": ["en-US"], "gbr": ["en-US", "en-GB"], "phl": ["en-PH", "en-US"]}
+    assert eng.localized("gbr") == "en-GB" and eng.localized("phl") == "en-PH"
+    (gbr,) = eng.by_dialect("gbr")
+    assert (gbr.speaker_gender, gbr.speaker_age, gbr.transcripts["en-US"]) == ("female", "41", "do zebra have stripes")
+    res = CliRunner().invoke(app, ["sdqa", "wer", "--data-dir", str(tmp_path), "--lang", "all", "--split", "test",
+                                   "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert "Table 9" not in res.stdout and json.loads(res.stdout)  # JSON on stdout, valid and non-empty
+    table = CliRunner().invoke(app, ["sdqa", "wer", "--data-dir", str(tmp_path), "--lang", "eng", "--split",
+                                     "test"], env={"COLUMNS": "80"})
+    assert table.exit_code == 0, table.output
+    assert "Table 9" in table.stdout and "SCO" in table.stdout and "PHI" in table.stdout
+
+
+def test_split_marker_of_any_split_is_not_a_dialect_column(tmp_path):
+    write_layout(tmp_path, "kor", split="test")
+    path = tmp_path / "test" / "kor" / "korean.test.csv"
+    path.write_text(path.read_text(encoding="utf-8").replace("in XOR test", "in XOR tst"), encoding="utf-8")
+    assert load_sdqa(tmp_path, "kor", "test").dialects == ["korn", "kors"]
+    path.write_text(path.read_text(encoding="utf-8").replace("in XOR tst", "inXORtest"), encoding="utf-8")
+    with pytest.raises(SDQAError, match="inXORtest"):  # not the marker's shape: named, not guessed
+        load_sdqa(tmp_path, "kor", "test")
 
 
 def test_unknown_language_is_named_with_suggestions(tmp_path):

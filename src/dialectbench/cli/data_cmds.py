@@ -84,18 +84,30 @@ def list_cmd(task: str | None = TASK_OPTION, data_dir: Path | None = DATA_DIR_OP
 
 @data_app.command("stats")
 def stats_cmd(task: str | None = TASK_OPTION, data_dir: Path | None = DATA_DIR_OPTION,
+              strict: bool = typer.Option(False, "--strict", help="Exit 1 when any split cannot be read."),
               fmt: Format = FORMAT_OPTION) -> None:
-    """Examples and tokens per variety and split (the sample suite without --data-dir)."""
+    """Examples and tokens per variety and split (the sample suite without --data-dir). A split that cannot
+    be read is named on stderr, one `file:line: problem` line each; the others are still counted."""
     from dialectbench.data.errors import DataError
     from dialectbench.data.source import open_source, stats_rows
 
+    rows, problems = [], []
     try:
         src = open_source(data_dir)
         tasks = _tasks(task) if task is not None else [t for t in _tasks(None) if t in src.catalogues]
-        rows = [r for t in tasks for r in stats_rows(src, t)]
+        for t in tasks:
+            found, bad = stats_rows(src, t)
+            rows += found
+            problems += bad
     except DataError as err:
         fail(str(err))
     emit(rows, fmt, title=f"{task or 'all tasks'} ({src.kind}: {src.root})")
+    for problem in problems:
+        warn(problem, label="error:", style="bold red")
+    if problems:
+        stderr.print(f"{len(problems)} split(s) could not be read; {len(rows)} counted", highlight=False)
+        if strict:
+            raise typer.Exit(1)
 
 
 FILES_ARG = typer.Argument(..., help="Catalogue YAML file(s) of your own datasets.")

@@ -21,6 +21,7 @@ class Sentence:
     heads: tuple[int, ...]
     deprels: tuple[str, ...]
     text: str = ""
+    tree_problem: str = ""  # "path:line: problem" when the HEADs are not a tree (see readers/conllu.py)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -36,7 +37,7 @@ from dialectbench.data.catalogue import (
     load_catalogue,
     load_catalogue_file,
 )
-from dialectbench.data.errors import DataNotAvailable
+from dialectbench.data.errors import DataError, DataNotAvailable, DataWarning
 from dialectbench.data.examples import (
     MultipleChoiceExample,
     PairExample,
@@ -361,18 +362,25 @@ def status_rows(src: DataSource, tasks: Iterable[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def stats_rows(src: DataSource, task: str) -> list[dict[str, Any]]:
-    """Examples and tokens per variety and split, for the splits on disk."""
+def stats_rows(src: DataSource, task: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Examples and tokens per variety and split, for the splits on disk, and one "file:line: problem"
+    per split that could not be read (the other splits are still counted)."""
     from dialectbench.varieties import UnknownVarietyError, registry
 
-    rows = []
+    rows, problems = [], []
     for variety in src.varieties(task):
         try:
             cluster = registry().get(variety).cluster
         except UnknownVarietyError:
             cluster = None
         for split in sorted(src.splits(task, variety), key=("train", "dev", "test").index):
-            examples = src.load(task, variety, split)
+            try:
+                with warnings.catch_warnings():  # counting needs no word about sentences kept as given
+                    warnings.simplefilter("ignore", DataWarning)
+                    examples = src.load(task, variety, split)
+            except (DataError, OSError) as err:
+                problems.append(f"{err} ({task}, {variety}, {split})")
+                continue
             rows.append({"task": task, "cluster": cluster, "variety": variety, "split": split,
                          "examples": len(examples), "tokens": sum(count_tokens(ex) for ex in examples)})
-    return rows
+    return rows, problems

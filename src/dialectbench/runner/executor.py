@@ -220,6 +220,14 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
         for job in jobs:
             yield _record(job, group, "skipped", seed=seed, config=config, message=f"training data: {err}")
         return
+    train_not_trees: dict[str, Any] = {}
+    if group.task == "dep":  # a sentence whose HEADs are not a tree teaches no parser: left out, counted
+        train, dev, train_not_trees = _trees_only(train, dev)
+        if not train:
+            for job in jobs:
+                yield _record(job, group, "skipped", seed=seed, config=config,
+                              message=f"training data: no sentence is a tree ({train_not_trees['first']})")
+            return
     try:
         model = backend.fit(group.task, train, dev, seed=seed)
     except BackendUnavailableError:
@@ -256,7 +264,18 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
             continue
         yield _evaluate_job(job, group, job_model, golds, did_pool, seed, config, fit_seconds, scored,
                             train_labels=space["train_labels"] if space else train_labels, label_space=space,
-                            train_tags=train_tags)
+                            train_tags=train_tags, train_not_trees=train_not_trees)
+
+
+def _trees_only(train: list[Any], dev: list[Any] | None) -> tuple[list[Any], list[Any] | None, dict[str, Any]]:
+    """DEP training and early-stopping sets without the sentences that are not trees (readers/conllu.py),
+    and what was left out: {"train_left_out": n, "first": "path:line: problem"} ({} when nothing was)."""
+    broken = [s for s in [*train, *(dev or [])] if getattr(s, "tree_problem", "")]
+    if not broken:
+        return train, dev, {}
+    kept = [s for s in train if not s.tree_problem]
+    kept_dev = [s for s in dev if not s.tree_problem] if dev else dev
+    return kept, kept_dev or None, {"train_left_out": len(broken), "first": broken[0].tree_problem}
 
 
 class _Narrowed:
@@ -297,7 +316,7 @@ def _fallbacks(model: Any) -> int:
 def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool: tuple | None, seed: int,
                   config: dict[str, Any], fit_seconds: float, cache: dict[Any, dict[str, Any]], *,
                   train_labels: Counter | None = None, label_space: dict[str, Any] | None = None,
-                  train_tags: Counter | None = None) -> JobRecord:
+                  train_tags: Counter | None = None, train_not_trees: dict[str, Any] | None = None) -> JobRecord:
     t0 = time.perf_counter()
     key = (job.variety, None if label_space is None else tuple(label_space["labels"]))
     try:
@@ -326,6 +345,9 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
                                       task=job.task, train_tags=train_tags)
     if label_space is not None:
         flags["label_space"] = {k: v for k, v in label_space.items() if k != "train_labels"}
+    not_trees = jobflags.not_trees(golds, train_not_trees or {}) if job.task == "dep" else None
+    if not_trees:
+        flags["not_trees"] = not_trees
     if flags:
         extra[jobflags.FLAGS_KEY] = flags
     # a baseline that is not a trained model (MT copies its input) is stored under what it is: "copy"

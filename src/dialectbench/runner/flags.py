@@ -12,7 +12,10 @@ report and `results export --all` show them):
 - `fallbacks`: the number of test examples for which the model fell back to a default prediction
   (a backend reports them through its fitted model's `fallbacks` counter; see `backends/base.py`);
 - `label_space`: the job was trained and scored only over the labels its training and test sets share
-  (in-cluster SA: the cluster representative's dataset has labels other datasets lack).
+  (in-cluster SA: the cluster representative's dataset has labels other datasets lack);
+- `not_trees` (DEP): sentences whose gold HEADs are not a tree (a cycle, a self-loop, a HEAD out of range;
+  readers/conllu.py): `test` of them were scored as given (UAS/LAS count each word's head), and
+  `train_left_out` were left out of training and early stopping; `first` names the first one's file:line.
 
 Flags are data about a result, never a reason to drop it: a flagged score is stored like any other.
 """
@@ -78,6 +81,16 @@ def shared_labels(train: Counter, test: Counter) -> set[str] | None:
     return set(train) & set(test)
 
 
+def not_trees(golds: Sequence[Any], train: dict[str, Any]) -> dict[str, Any] | None:
+    """The `not_trees` flag of a DEP job (None when every sentence it trained on and scored is a tree)."""
+    broken = [g.tree_problem for g in golds if getattr(g, "tree_problem", "")]
+    if not broken and not train:
+        return None
+    flag: dict[str, Any] = {"test": len(broken), "train_left_out": int(train.get("train_left_out", 0))}
+    flag["first"] = broken[0] if broken else train["first"]
+    return flag
+
+
 def evaluation_flags(train_labels: Counter, golds: Sequence[Any], score: float | None, metric: str,
                      *, fallbacks: int = 0, majority: bool = True, task: str = "",
                      train_tags: Counter | None = None) -> dict[str, Any]:
@@ -119,7 +132,11 @@ def describe(flags: dict[str, Any]) -> list[str]:
         f = flags["label_space"]
         out.append(f"trained and scored on the shared labels {', '.join(f['labels'])} "
                    f"({f['test_dropped']} test and {f['train_dropped']} training example(s) left out)")
-    for key in sorted(set(flags) - {"unseen_labels", "below_majority", "fallbacks", "label_space"}):
+    if "not_trees" in flags:
+        f = flags["not_trees"]
+        out.append(f"gold HEADs not a tree: {f['test']} test sentence(s) scored as given, "
+                   f"{f['train_left_out']} training sentence(s) left out (first: {f['first']})")
+    for key in sorted(set(flags) - {*_DESCRIBED}):
         out.append(f"{key}: {flags[key]}")  # a flag a backend added that this module does not know
     return out
 
@@ -131,9 +148,11 @@ def flag_text(extra: dict[str, Any] | None) -> str:
 
 
 WARN_FLAGS = ("unseen_labels", "below_majority", "fallbacks")
+INFO_FLAGS = ("label_space", "not_trees")  # recorded facts about a score, not reasons to doubt it
+_DESCRIBED = (*WARN_FLAGS, *INFO_FLAGS)
 
 
 def needs_warning(extra: dict[str, Any] | None) -> bool:
     """Flags that make a score untrustworthy (the shared label space alone is a recorded choice)."""
     flags = (extra or {}).get(FLAGS_KEY) or {}
-    return any(k in flags for k in WARN_FLAGS) or bool(set(flags) - {*WARN_FLAGS, "label_space"})
+    return any(k in flags for k in WARN_FLAGS) or bool(set(flags) - set(_DESCRIBED))

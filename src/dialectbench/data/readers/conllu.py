@@ -3,8 +3,13 @@
 Each sentence becomes a `Sentence` of syntactic words: a multiword-token line ("3-4  du") only records the
 surface token, its words (3, 4) are kept; empty nodes ("5.1") are dropped. Validation, per line:
 10 tab-separated columns; word ids run 1, 2, 3... without gaps; a range "a-b" starts at the next word and
-has b > a; an empty node "n.k" follows word n; HEAD is an integer from 0 to the sentence length;
-comments come before the first token line. Any failure raises DataFormatError(path, line, problem).
+has b > a; an empty node "n.k" follows word n; HEAD is a non-negative integer; comments come before the
+first token line. Any failure raises DataFormatError(path, line, problem).
+
+A sentence whose HEADs do not form a tree (a cycle, a word that is its own head, a HEAD beyond the
+sentence) is real data, not a format error: released treebanks have them (Singlish `train.conll`). It is
+kept, with `Sentence.tree_problem` saying "path:line: problem"; dependency training leaves it out, POS uses
+it, and a test set scores it as given (runner/executor.py). One warning per file counts them.
 
 The parser is about an order of magnitude faster than `conllu.parse` (benchmarks/bench_readers.py), as it
 builds only the columns DialectBench needs. CoNLL-X files (10 columns, no ranges) read the same way.
@@ -36,6 +41,7 @@ class _Block:
     heads: list[int] = field(default_factory=list)
     deprels: list[str] = field(default_factory=list)
     head_lines: list[int] = field(default_factory=list)
+    tree_problem: str = ""  # "path:line: problem" when the HEADs are not a tree
 
 
 @dataclass(frozen=True)
@@ -62,13 +68,20 @@ def read_conllu(path: PathLike, *, unannotated_heads: bool = False) -> Iterator[
 def _sentences(path: Path, unannotated_heads: bool = False) -> Iterator[Sentence]:
     ids = IdMaker(path)
     multi_root: list[int] = []  # start lines of sentences with several roots
+    broken: list[str] = []  # where each sentence that is not a tree goes wrong
     for index, block in enumerate(_blocks(path, unannotated_heads)):
-        if block.heads.count(0) > 1:
+        if block.tree_problem:
+            broken.append(block.tree_problem)
+        elif block.heads.count(0) > 1:
             multi_root.append(block.start)
         yield _sentence(block, ids(block.sent_id, index))
     if multi_root:
         warnings.warn(DataWarning(f"{path}:{multi_root[0]}: {len(multi_root)} sentence(s) with more than one "
                                   "root word (HEAD 0), kept and scored as given"), stacklevel=2)
+    if broken:
+        warnings.warn(DataWarning(f"{broken[0]}; {len(broken)} sentence(s) in this file are not trees (HEAD "
+                                  "cycle, self-loop or out of range): left out of dependency training, kept "
+                                  "for POS, scored as given in a test set"), stacklevel=2)
 
 
 def conllu_stats(path: PathLike) -> ConlluStats:
@@ -83,7 +96,8 @@ def conllu_stats(path: PathLike) -> ConlluStats:
 
 def _sentence(block: _Block, example_id: str) -> Sentence:
     return Sentence(example_id=example_id, words=tuple(block.words), upos=tuple(block.upos),
-                    heads=tuple(block.heads), deprels=tuple(block.deprels), text=block.text)
+                    heads=tuple(block.heads), deprels=tuple(block.deprels), text=block.text,
+                    tree_problem=block.tree_problem)
 
 
 def _blocks(path: Path, unannotated_heads: bool = False) -> Iterator[_Block]:
@@ -176,19 +190,21 @@ def _finish(path: Path, block: _Block) -> _Block:
     if block.range_end > n:
         raise DataFormatError(path, block.start, f"multiword token ends at word {block.range_end} "
                                                  f"but the sentence has {n} words")
-    for head, line in zip(block.heads, block.head_lines):
-        if head > n:
-            raise DataFormatError(path, line, f"HEAD {head} points outside the sentence ({n} words)")
-    _check_tree(path, block)
+    block.tree_problem = _tree_problem(path, block)
     return block
 
 
-def _check_tree(path: Path, block: _Block) -> None:
-    """A HEAD cycle is an error (the sentence is not a tree: no parser can output it, so scoring against it
-    is meaningless, and the variety is skipped with this message); several roots are kept and warned
-    about once per file (`_sentences`): CoNLL-X treebanks and some UD
-    releases have them, the arcs are still a tree rooted at 0 and attachment scores stay well defined."""
-    state = [0] * (len(block.heads) + 1)  # 0 unseen, 1 on the current path, 2 known to reach the root
+def _tree_problem(path: Path, block: _Block) -> str:
+    """Where the sentence's HEADs stop being a tree rooted at 0 ("" when they are one). Several roots are
+    not a problem here: CoNLL-X treebanks and some UD releases have them, the arcs are still a tree rooted
+    at 0 and attachment scores stay well defined (`_sentences` warns about them once per file)."""
+    n = len(block.heads)
+    for wid, (head, line) in enumerate(zip(block.heads, block.head_lines), 1):
+        if head > n:
+            return f"{path}:{line}: HEAD {head} of word {wid} points outside the sentence ({n} words)"
+        if head == wid:
+            return f"{path}:{line}: word {wid} is its own HEAD"
+    state = [0] * (n + 1)  # 0 unseen, 1 on the current path, 2 known to reach the root
     state[0] = 2
     for start in range(1, len(state)):
         path_ = []
@@ -198,7 +214,7 @@ def _check_tree(path: Path, block: _Block) -> None:
             path_.append(node)
             node = max(block.heads[node - 1], 0)  # an unannotated head (UNANNOTATED) ends a fragment
         if state[node] == 1:
-            raise DataFormatError(path, block.head_lines[node - 1],
-                                  f"HEAD cycle through word {node} (the sentence is not a tree)")
+            return f"{path}:{block.head_lines[node - 1]}: HEAD cycle through word {node}"
         for visited in path_:
             state[visited] = 2
+    return ""

@@ -1,7 +1,8 @@
 """SD-QA (Faisal et al. 2021) text layout: gold questions, per-dialect ASR transcripts, speaker metadata.
 
 <root>/<split>/<lang>/<language>.<split>.csv has a leading unnamed index column, "ID" (the TyDi example id),
-"in XOR dev", "<language>-gold", then one column per dialect and ASR model, named "<dialect>-<locale>":
+the XOR-TyDi subset marker "in XOR <split>" ("in XOR dev", "in XOR test"), "<language>-gold", then one column
+per dialect and ASR model, named "<dialect>-<locale>" (in any order):
 "kenya-en-KE" is the Kenyan recording transcribed by the localized en-KE model, "kenya-en-US" by the general
 en-US model (dialect folder names use "_", never "-": "ind_n-en-IN").
 <root>/<split>/<lang>/<dialect>/metadata.csv has one row per recording (example_id, user_id, gender, age...).
@@ -25,7 +26,8 @@ from dialectbench.data.examples import SpokenQuestion
 from dialectbench.data.readers._io import PathLike, ascii_int, read_text
 from dialectbench.data.readers._table import csv_rows
 
-_FIXED = ("", "ID", "in XOR dev")
+_FIXED = ("", "ID")
+_SPLIT_MARKER = re.compile(r"in XOR \S+")  # "in XOR dev" / "in XOR test": which rows XOR-TyDi also holds
 _MISSING = {"", "na", "n/a", "nan", "none", "null"}
 _DIALECT = re.compile(r"[A-Za-z0-9_]{1,64}")  # a dialect names a folder: no separators, no "..", short
 
@@ -94,7 +96,7 @@ def _columns(path: Path, header: list[str]) -> tuple[int, dict[str, dict[str, in
         raise DataFormatError(path, 1, f"expected one '<language>-gold' column, found {len(golds)}")
     columns: dict[str, dict[str, int]] = {}
     for i, name in enumerate(header):
-        if name in _FIXED or i == golds[0]:
+        if name in _FIXED or i == golds[0] or _SPLIT_MARKER.fullmatch(name):
             continue
         dialect, dash, model = name.partition("-")
         if not dash or not model or not _DIALECT.fullmatch(dialect):
