@@ -38,3 +38,16 @@ def seeds() -> Path:
     if not SEEDS.is_dir():
         pytest.skip("../shared/seeds is not available")
     return SEEDS
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that used a server the tests started (a node with `server_log`, set by that
+    server's fixture) shows the last lines of the server's log: a crashed server says why it went away."""
+    report = yield
+    if report.failed:
+        logs = [node.server_log for node in item.listchain() if getattr(node, "server_log", None)]
+        for log in logs:
+            lines = Path(log).read_text(errors="replace").splitlines()[-30:] if Path(log).is_file() else []
+            report.sections.append((f"last lines of {log}", "\n".join(lines) or "(empty)"))
+    return report

@@ -48,13 +48,15 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def llama_server(smollm2, tmp_path_factory):
-    """llama-cpp-python's server on 127.0.0.1 (free port), waited for at most 180 s, always stopped.
-    (Its default logits_all=True gives the echoed prompt's log-probs that loglikelihood mode needs.)"""
+def llama_server(smollm2, tmp_path_factory, request):
+    """llama-cpp-python's server on 127.0.0.1 (free port), waited for at most 180 s, always stopped; a
+    test that fails shows the last lines of its log (conftest.py). (Its default logits_all=True gives the
+    echoed prompt's log-probs that loglikelihood mode needs.)"""
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.skip("the llm-test extra (llama-cpp-python[server]) is not installed")
     port = _free_port()
     log = (tmp_path_factory.mktemp("llama") / "server.log").open("w")
+    request.node.server_log = log.name
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2), "--host",
                              "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
                             stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "OMP_NUM_THREADS": "2"})

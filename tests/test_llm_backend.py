@@ -32,6 +32,8 @@ class FakeServer:
         self.logprob = lambda token: -1.0
         self.misaligned = False
         self.error_body = None  # a callable(headers) -> str: the body of scripted error statuses
+        self.error_headers: dict[str, str] = {}  # sent with scripted error statuses (Retry-After)
+        self.raw_reply: str | None = None  # a chat reply body sent as it is (not JSON)
         self.delay = 0.0
         server = self
 
@@ -39,9 +41,11 @@ class FakeServer:
             def log_message(self, *args):  # keep pytest output clean
                 pass
 
-            def _send(self, status: int, body) -> None:
+            def _send(self, status: int, body, headers: dict[str, str] | None = None) -> None:
                 data = (body if isinstance(body, str) else json.dumps(body)).encode()
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -58,7 +62,10 @@ class FakeServer:
                     time.sleep(server.delay)
                 if server.statuses:
                     detail = server.error_body(dict(self.headers)) if server.error_body else {"error": "scripted"}
-                    self._send(server.statuses.pop(0), detail)
+                    self._send(server.statuses.pop(0), detail, server.error_headers)
+                    return
+                if server.raw_reply is not None and self.path == "/v1/chat/completions":
+                    self._send(200, server.raw_reply)
                     return
                 if self.path == "/v1/completions":
                     self._completion(body)
@@ -229,6 +236,36 @@ def test_server_down_ends_the_run_once_in_one_line(tmp_path, dead_url):
     assert result.exit_code != 0
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert "Traceback" not in result.output and len(errors) == 1 and "no usable reply" in errors[0]
+
+
+def test_a_server_that_answered_then_went_away_is_named_so(server):
+    model = _backend(server, retries=1, concurrency=1).fit("sa", _sa_train(), None, seed=0)
+    assert model.predict([TextExample("x", "q", "positive")]) == ["positive"]
+    server.close()  # it stops accepting connections mid-run
+    with pytest.raises(LLMConnectionError, match="went away: it answered earlier in this run") as info:
+        model.predict([TextExample("y", "another input", "positive")])
+    assert "is an OpenAI-compatible server running there" not in str(info.value)
+
+
+@pytest.mark.parametrize("header, waited", [("7", [7.0]), ("86400", [60.0]), ("soon", [0.0])])
+def test_429_waits_for_retry_after_within_a_bound(server, header, waited):
+    from dialectbench.backends.llm.client import ChatClient
+
+    server.statuses, server.error_headers = [429], {"Retry-After": header}
+    pauses: list[float] = []
+    client = ChatClient(server.url, retries=2, backoff=0.0, sleep=pauses.append)
+    messages = [{"role": "user", "content": "Sentence: q"}]
+    assert client.complete(messages, model="m", temperature=0.0, max_tokens=3) == "positive"
+    assert pauses == waited  # the server's wait (at most 60 s); no header: the usual backoff (0 here)
+
+
+def test_a_reply_that_is_not_json_is_a_server_error_not_a_traceback(server):
+    from dialectbench.backends.llm.client import LLMError
+
+    server.raw_reply = "<html>502 Bad Gateway</html>"
+    model = _backend(server, retries=0, concurrency=1).fit("sa", _sa_train(), None, seed=0)
+    with pytest.raises(LLMError, match="not JSON, a server error rather than an answer"):
+        model.predict([TextExample("x", "q", "positive")])
 
 
 def test_hanging_server_is_bounded(server):

@@ -20,6 +20,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from dialectbench.backends.base import BackendUnavailableError
 
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+MAX_RETRY_AFTER = 60.0  # seconds: the most a server's Retry-After may make us wait before one retry
 MAX_REPLY_CHARS = 20_000  # a reply longer than this is not an answer (a 5 MB reply is invalid, not parsed)
 
 
@@ -75,6 +76,7 @@ class ChatClient:
         self._client = openai.OpenAI(base_url=self._url, api_key="unused", timeout=timeout, max_retries=0)
         self.timeout, self.retries, self.backoff, self._sleep = timeout, retries, backoff, sleep
         self.requests_sent = 0
+        self.answered = False  # the server has replied at least once (so a refused connection = it went away)
 
     def _key(self) -> str | None:
         return os.environ.get(self.api_key_env) or None if self.api_key_env else None
@@ -87,19 +89,21 @@ class ChatClient:
         return redact(str(text), [*self._url_secrets, self._key() or ""])
 
     def _call(self, what: str, fn: Callable[[], Any], deadline: float | None) -> Any:
-        """`fn()` with bounded retries on connection errors, timeouts, 429 and 5xx; stops at `deadline`."""
+        """`fn()` with bounded retries on connection errors, timeouts, 429 and 5xx (after the server's
+        Retry-After when it sends one, at most MAX_RETRY_AFTER s); stops at `deadline`."""
         err = self._openai
-        last = ""
+        last, wait = "", None
         for attempt in range(self.retries + 1):
             if attempt:
-                pause = self.backoff * 2 ** (attempt - 1)
+                pause = wait if wait is not None else self.backoff * 2 ** (attempt - 1)
                 if deadline is not None and time.monotonic() + pause > deadline:
                     raise TimeBudgetExceeded(self.redact(f"{what}: the job's time budget ran out while retrying "
                                                          f"(last error: {last})"))
                 self._sleep(pause)
             self.requests_sent += 1
+            wait = None
             try:
-                return fn()
+                reply = fn()
             except err.APITimeoutError:
                 last = f"no reply within {self.timeout:g} s"
             except err.APIConnectionError as exc:
@@ -108,9 +112,19 @@ class ChatClient:
                 detail = _body(exc)
                 if exc.status_code not in RETRY_STATUS:
                     raise LLMError(self.redact(f"{what} failed: HTTP {exc.status_code}: {detail}")) from None
-                last = f"HTTP {exc.status_code}: {detail}"
+                last, wait = f"HTTP {exc.status_code}: {detail}", _retry_after(exc)
             except err.OpenAIError as exc:
                 raise LLMError(self.redact(f"{what} failed: {exc}")) from None
+            except ValueError as exc:  # a body that is not JSON (json.JSONDecodeError): a server fault
+                raise LLMError(self.redact(f"{what} failed: the server's reply is not JSON, a server error "
+                                           f"rather than an answer ({type(exc).__name__}: {exc})"[:400])) from None
+            else:
+                self.answered = True
+                return reply
+        if self.answered and last.startswith("cannot connect"):
+            raise LLMConnectionError(self.redact(
+                f"the LLM server at {self._url} went away: it answered earlier in this run, then refused "
+                f"{self.retries + 1} attempts ({last}); has it crashed or been stopped?"))
         raise LLMConnectionError(self.redact(
             f"no usable reply from the LLM server at {self._url} after {self.retries + 1} attempts "
             f"({last}); is an OpenAI-compatible server running there?"))
@@ -186,6 +200,15 @@ class ChatClient:
         if not data or not getattr(data[0], "id", None):
             raise LLMError(f"{self.base_url}/models lists no model; pass model=... explicitly")
         return str(data[0].id)
+
+
+def _retry_after(exc: Any) -> float | None:
+    """The seconds of a 429/503 reply's Retry-After header (delta-seconds form), bounded; None without one."""
+    try:
+        value = float(exc.response.headers.get("retry-after", ""))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return min(max(value, 0.0), MAX_RETRY_AFTER) if value == value else None  # NaN is no number
 
 
 def _cause(exc: BaseException) -> str:
