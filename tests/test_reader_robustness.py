@@ -276,3 +276,18 @@ def test_fuzzed_input_raises_nothing_but_a_format_error(name):
             shutil.rmtree(folder, ignore_errors=True)
 
     check()
+
+
+def test_data_warnings_print_as_one_plain_line():
+    from dialectbench.data.errors import plain_data_warnings
+
+    before = warnings.formatwarning
+    try:
+        plain_data_warnings()
+        plain_data_warnings()  # twice: still one wrapper
+        text = warnings.formatwarning(DataWarning("x.conllu:3: word 2 is its own HEAD"), DataWarning, "f.py", 9)
+        other = warnings.formatwarning(UserWarning("u"), UserWarning, "f.py", 9)
+    finally:
+        warnings.formatwarning = before
+    assert text == "warning: x.conllu:3: word 2 is its own HEAD\n"
+    assert "f.py:9" in other  # other warnings keep Python's format

@@ -342,3 +342,16 @@ def test_sdqa_dialect_filter_keep_missing_and_bad_layout(tmp_path):
     _write(folder, "english.dev.csv", ",ID,in XOR dev,english-gold,usa-en-US\n0,1,False,Why?,why\n1,2,False\n")
     err = _error(read_sdqa, tmp_path)
     assert err.line == 3 and "expected 5 fields, found 3" in err.problem
+
+
+def test_real_singlish_treebank_reads_with_its_broken_trees_counted(shared_data):
+    from dialectbench.data.source import catalogue_source
+
+    src = catalogue_source(shared_data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        splits = {s: src.load("dep", "singlish", s) for s in ("train", "dev", "test")}
+    broken = {s: [x.tree_problem for x in ex if x.tree_problem] for s, ex in splits.items()}
+    assert [len(splits[s]) for s in ("train", "dev", "test")] == [900, 150, 150]
+    assert {s: len(b) for s, b in broken.items()} == {"train": 2, "dev": 1, "test": 0}
+    assert broken["train"][0].endswith("train.conll:1414: word 2 is its own HEAD")

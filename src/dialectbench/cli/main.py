@@ -37,6 +37,9 @@ def _version(value: bool) -> None:
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit.")) -> None:
     """dialectbench command line."""
+    from dialectbench.data.errors import plain_data_warnings
+
+    plain_data_warnings()
 
 
 for module in (registry_cmds, analysis_cmds, data_cmds, run_cmds, plan_cmds, report_cmds, sdqa_cmds, models_cmds,

@@ -32,6 +32,22 @@ class DataWarning(UserWarning):
     """Input that is read and used but deserves a look (e.g. a treebank sentence with several roots)."""
 
 
+def plain_data_warnings() -> None:
+    """Print a DataWarning as one line, "warning: path:line: ...", instead of Python's two-line format that
+    quotes our source line (the CLI and every worker process call this; other warnings keep their format)."""
+    import warnings
+
+    default = getattr(warnings.formatwarning, "default", warnings.formatwarning)
+
+    def formatwarning(message, category, filename, lineno, line=None):
+        if issubclass(category, DataWarning):
+            return f"warning: {message}\n"
+        return default(message, category, filename, lineno, line)
+
+    formatwarning.default = default  # type: ignore[attr-defined]  # calling this twice wraps once
+    warnings.formatwarning = formatwarning
+
+
 class DataNotAvailable(DataError, LookupError):
     """A dataset or one of its splits is missing; the message says which and how to obtain it."""
 

@@ -457,6 +457,9 @@ def init_worker(driver_pid: int, queue: Any = None) -> None:
     if queue is not None:
         queue.cancel_join_thread()  # a worker's exit never waits for the driver to read its last reports
     watch_driver(driver_pid)
+    from dialectbench.data.errors import plain_data_warnings
+
+    plain_data_warnings()
 
 
 def run_group_list(group: Group, jobs: Sequence[Job], source: Any, backend: Any, seed: int,
