@@ -115,7 +115,7 @@ def test_number_words_are_english_only(five):
 # ---- readers and tables per layout (synthetic)
 
 def test_each_layout_reads_with_its_locales_and_paper_labels(five):
-    corpora, absent = load_languages(five, "all", "dev")
+    corpora, absent, _ = load_languages(five, "all", "dev")
     assert list(corpora) == ["eng", "ara", "ben", "kor", "swa"][1:] and absent == ["eng"]
     assert corpora["ara"].models == {"mar": ["ar-MA"], "dza": ["ar-DZ"]}
     assert corpora["ben"].localized("dhaka") == "bn-BD" and corpora["ben"].localized("ind") == "bn-IN"
@@ -178,8 +178,8 @@ def test_test_split_reads_all_five_languages_with_their_metadata(tmp_path):
         write_layout(tmp_path, lang, split="test", metadata=meta.get(lang))
     for path in tmp_path.glob("test/*/*/metadata.csv"):  # the released metadata has a leading index column
         path.write_text("," + path.read_text(), encoding="utf-8")
-    corpora, absent = load_languages(tmp_path, "all", "test")
-    assert absent == [] and list(corpora) == ["eng", "ara", "ben", "kor", "swa"]
+    corpora, absent, problems = load_languages(tmp_path, "all", "test")
+    assert absent == problems == [] and list(corpora) == ["eng", "ara", "ben", "kor", "swa"]
     eng = corpora["eng"]
     assert eng.models == {"usa": ["en-US"], "gbr": ["en-US", "en-GB"], "phl": ["en-PH", "en-US"]}
     assert eng.localized("gbr") == "en-GB" and eng.localized("phl") == "en-PH"
@@ -193,6 +193,20 @@ def test_test_split_reads_all_five_languages_with_their_metadata(tmp_path):
                                      "test"], env={"COLUMNS": "80"})
     assert table.exit_code == 0, table.output
     assert "Table 9" in table.stdout and "SCO" in table.stdout and "PHI" in table.stdout
+
+
+def test_all_languages_go_on_past_an_unreadable_one_and_name_it(tmp_path):
+    for lang in ("kor", "swa"):
+        write_layout(tmp_path, lang)
+    path = tmp_path / "dev" / "swa" / "swahili.dev.csv"
+    path.write_text(path.read_text(encoding="utf-8") + "9,2\n", encoding="utf-8")  # a ragged row
+    res = CliRunner().invoke(app, ["sdqa", "wer", "--data-dir", str(tmp_path), "--lang", "all", "--view",
+                                   "table12", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert {r["lang"] for r in json.loads(res.stdout)} == {"kor"}  # Korean scored, Swahili named below
+    errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and f"{path}:3:" in errors[0] and "(swa)" in errors[0]
+    assert "1 language(s) could not be read; 1 scored" in res.stderr and "eng, ara, ben" in res.stderr
 
 
 def test_split_marker_of_any_split_is_not_a_dialect_column(tmp_path):
@@ -293,7 +307,7 @@ def test_report_sdqa_uses_paper_labels_and_packaged_populations(tmp_path):
 
 @pytest.fixture(scope="module")
 def all_reports(shared_data):
-    corpora, absent = load_languages(shared_data / "sd-qa", "all", "dev")
+    corpora, absent, _ = load_languages(shared_data / "sd-qa", "all", "dev")
     assert absent == []
     return language_reports(corpora, WerOptions(), shared_data / "sd-qa", "dev")
 

@@ -121,7 +121,7 @@ def wer_cmd(data_dir: Path = DATA_DIR, lang: str = _WER_LANG, split: str = SPLIT
     if view not in _WER_VIEWS:
         fail(f"unknown --view {view!r}; choose from {', '.join(_WER_VIEWS)}")
     try:
-        corpora, absent = load_languages(data_dir, lang, split)
+        corpora, absent, problems = load_languages(data_dir, lang, split)
         if (transcripts or model or dialect) and len(corpora) > 1:
             fail("--transcripts, --model and --dialect need a single --lang")
         opts = WerOptions(get_normalization(normalize), aggregation, subset, missing, clip)
@@ -137,6 +137,10 @@ def wer_cmd(data_dir: Path = DATA_DIR, lang: str = _WER_LANG, split: str = SPLIT
         fail(str(exc))
     if absent:
         stderr.print(f"note: no {split} files for {', '.join(absent)} under {data_dir}; left out")
+    for problem in problems:
+        warn(problem, label="error:", style="bold red")
+    if problems:
+        stderr.print(f"{len(problems)} language(s) could not be read; {len(corpora)} scored", highlight=False)
     if fmt != Format.table:
         rows = views[view]
         cols = list(dict.fromkeys(k for r in rows for k in r)) if rows else None

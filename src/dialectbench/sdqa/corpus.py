@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dialectbench.data.examples import SpokenQuestion
-from dialectbench.sdqa.dialects import LANGUAGES, SDQAError, check_dialects, localized_model
+from dialectbench.sdqa.dialects import LANGUAGES, SDQAError, SDQAMissing, check_dialects, localized_model
 
 
 @dataclass
@@ -50,7 +50,7 @@ def load_sdqa(data_dir: Path | str, lang: str = "eng", split: str = "dev") -> SD
         root = root / "sd-qa"
     if not (root / split / lang).is_dir():
         stem = LANGUAGES.get(lang, ("<language>",))[0]
-        raise SDQAError(f"no SD-QA data for lang={lang!r} split={split!r} under {Path(data_dir)} "
+        raise SDQAMissing(f"no SD-QA data for lang={lang!r} split={split!r} under {Path(data_dir)} "
                         f"(expected {root}/{split}/{lang}/{stem}.{split}.csv)")
     try:
         found = list(read_sdqa(root, lang, split, keep_missing=True))

@@ -13,6 +13,10 @@ class SDQAError(ValueError):
     """Bad input to the SD-QA pipeline (unknown dialect, missing file, unmatched ids...)."""
 
 
+class SDQAMissing(SDQAError):
+    """A language has no files for the split (an absence, where SDQAError is a fault)."""
+
+
 class UnknownDialectError(SDQAError):
     def __init__(self, code: str, known: list[str]):
         self.code = code

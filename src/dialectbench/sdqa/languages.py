@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from dialectbench.sdqa.corpus import SDQACorpus, load_sdqa
-from dialectbench.sdqa.dialects import LANGUAGES, SDQAError, label
+from dialectbench.sdqa.dialects import LANGUAGES, SDQAError, SDQAMissing, label
 from dialectbench.sdqa.fairness import ge_decomposition
 from dialectbench.sdqa.metadata import audit_corpus
 from dialectbench.sdqa.wer import LOCALIZED, WerOptions, WerReport, own_model_dialects, utterances, wer_report
@@ -35,22 +35,28 @@ def parse_langs(lang: str) -> list[str]:
     return [code]
 
 
-def load_languages(data_dir: Path | str, lang: str, split: str) -> tuple[dict[str, SDQACorpus], list[str]]:
-    """Corpora by language. With `all`, languages without files for `split` are skipped and returned as the
-    second value (so the caller can say which); a single language that is absent is an error."""
+def load_languages(data_dir: Path | str, lang: str,
+                   split: str) -> tuple[dict[str, SDQACorpus], list[str], list[str]]:
+    """Corpora by language, the languages without files for `split`, and one "file:line: problem" per
+    language whose files could not be read. With one language, absence or a fault is an error; with
+    `all`, the caller says which languages were left out and why."""
     langs = parse_langs(lang)
-    out, absent = {}, []
+    out, absent, problems = {}, [], []
     for code in langs:
         try:
             out[code] = load_sdqa(data_dir, code, split)
-        except SDQAError:
+        except SDQAError as err:
             if len(langs) == 1:
                 raise
-            absent.append(code)
+            if isinstance(err, SDQAMissing):
+                absent.append(code)
+            else:
+                problems.append(f"{err} ({code})")
     if not out:
-        raise SDQAError(f"no SD-QA {split} data for any language under {data_dir} "
-                        f"(expected <dir>/{split}/<lang>/<language>.{split}.csv)")
-    return out, absent
+        raise SDQAError(f"no readable SD-QA {split} data for any language under {data_dir} "
+                        f"(expected <dir>/{split}/<lang>/<language>.{split}.csv)"
+                        + "".join(f"; {p}" for p in problems))
+    return out, absent, problems
 
 
 @dataclass
