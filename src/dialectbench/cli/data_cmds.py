@@ -9,7 +9,8 @@ import typer
 
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr, warn
 
-data_app = typer.Typer(help="Datasets: fetch into the cache, list what is where, count examples and tokens.",
+data_app = typer.Typer(help="Datasets: fetch into the cache, list what is where, count examples and tokens, "
+                       "audit train/test overlap.",
                        no_args_is_help=True)
 
 TASK_OPTION = typer.Option(None, "--task", "-t", help="Task id (dep pos ner did sa tc nli mrc eqa mt-dialect "
@@ -108,6 +109,45 @@ def stats_cmd(task: str | None = TASK_OPTION, data_dir: Path | None = DATA_DIR_O
         stderr.print(f"{len(problems)} split(s) could not be read; {len(rows)} counted", highlight=False)
         if strict:
             raise typer.Exit(1)
+
+
+@data_app.command("audit")
+def audit_cmd(task: str | None = TASK_OPTION, data_dir: Path | None = DATA_DIR_OPTION,
+              fmt: Format = FORMAT_OPTION) -> None:
+    """Test sets that share texts with any training or dev set of the catalogue (a leak when a job trains
+    on that set), and repeated texts inside a split; normalised texts of 5+ tokens (data/overlap.py)."""
+    from dialectbench.data.errors import DataError
+    from dialectbench.data.overlap import audit
+    from dialectbench.data.source import open_source
+
+    rows, problems = [], []
+    try:
+        src = open_source(data_dir)
+        tasks = _tasks(task) if task is not None else [t for t in _tasks(None) if t in src.catalogues]
+        for t in tasks:
+            stderr.print(f"auditing {t} ...", highlight=False)
+            found, bad = audit(src, t)
+            rows += found
+            problems += bad
+    except DataError as err:
+        fail(str(err))
+    if fmt != Format.table:
+        emit(rows, fmt, columns=["task", "kind", "variety", "split", "other", "other_split", "shared", "n",
+                                 "percent"])
+    else:  # two narrow tables: a terminal has room for five or six columns
+        task_col = ["task"] * (len(tasks) > 1)
+        emit([{**r, "test": r["variety"], "trained on": f"{r['other']} ({r['other_split']})", "%": r["percent"]}
+              for r in rows if r["kind"] == "overlap"], fmt, columns=[*task_col, "test", "trained on", "shared",
+                                                                      "n", "%"],
+             title=f"Test sets sharing texts with a training or dev set ({src.kind}: {src.root})")
+        emit([{**r, "repeated": r["shared"], "%": r["percent"]} for r in rows if r["kind"] == "duplicates"], fmt,
+             columns=[*task_col, "variety", "split", "repeated", "n", "%"], title="Texts repeated inside a split")
+    for problem in problems:
+        warn(problem, label="error:", style="bold red")
+    leaks = [r for r in rows if r["kind"] == "overlap" and r["variety"] != r["other"]]
+    stderr.print(f"{sum(r['kind'] == 'overlap' for r in rows)} test/training pair(s) share texts, {len(leaks)} "
+                 f"across varieties; {sum(r['kind'] == 'duplicates' for r in rows)} split(s) repeat texts",
+                 highlight=False)
 
 
 FILES_ARG = typer.Argument(..., help="Catalogue YAML file(s) of your own datasets.")

@@ -336,9 +336,13 @@ METRICS_OPT = typer.Option("primary", "--metrics", help="primary (the scores tab
                            "one column per stored metric (LAS, chrF, exact match, accuracy...).")
 
 
+OVERLAP_OPT = typer.Option(False, "--include-overlap", help="Also the jobs whose test set overlaps their "
+                           "training data above 5% (leaks, left out by default; --all includes them).")
+
+
 @results_app.command("export")
 def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Path | None = OUT_OPT,
-               all_rows: bool = ALL_OPT, metrics: str = METRICS_OPT) -> None:
+               all_rows: bool = ALL_OPT, metrics: str = METRICS_OPT, include_overlap: bool = OVERLAP_OPT) -> None:
     """Write the scores table (task, cluster, variety, model, setting, train_on, metric, score, n)."""
     if metrics not in ("primary", "all"):
         fail(f"--metrics is primary or all, not {metrics!r}")
@@ -346,7 +350,7 @@ def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Pa
         fail(f"no result store at {store} (run `dialectbench run` first or pass --store)")
     try:
         with Store(store, readonly=True) as db:  # no write lock: works while a run writes
-            rows = db.scores(latest=not all_rows, detail=True)
+            rows = db.scores(latest=not all_rows, detail=True, include_overlap=include_overlap or all_rows)
             if metrics == "all":
                 from dialectbench.runner.results_file import wide_rows
 

@@ -37,7 +37,9 @@ from dialectbench.data.catalogue import (
     load_catalogue,
     load_catalogue_file,
 )
+from dialectbench.data.catalogue.models import Derive
 from dialectbench.data.errors import DataError, DataNotAvailable, DataWarning
+from dialectbench.data.overlap import example_text, normalise
 from dialectbench.data.examples import (
     MultipleChoiceExample,
     PairExample,
@@ -176,7 +178,7 @@ class DataSource:
             examples.extend(self._read_part(task, entry, p))
         examples = _postprocess(entry, examples)
         if entry.derive is not None:
-            examples = [ex for ex in examples if _derived_split(entry, ex.example_id) == split]
+            examples = [ex for ex in examples if _derived_split(entry.derive, ex) == split]
         return examples
 
     def fingerprint(self, task: str, variety: str, split: str) -> str:
@@ -239,15 +241,21 @@ def _parts_of(entry: Entry, split: str) -> list[Part] | None:
     return entry.splits.get(split)  # type: ignore[call-overload]
 
 
-def _derived_split(entry: Entry, example_id: str) -> str:
-    """Seeded, order-independent assignment of an example to train/dev/test."""
-    d = entry.derive
-    assert d is not None
-    digest = hashlib.sha256(f"{d.seed}:{example_id}".encode()).digest()
-    u = int.from_bytes(digest[:8], "big") / 2**64
+def _derived_split(d: Derive, example: Any) -> str | None:
+    """Seeded, order-independent assignment of an example to train/dev/test by its normalised text (None:
+    outside the entry's portion of the file)."""
+    text = normalise(example_text(example))
+    lo, hi = d.portion
+    if (lo, hi) != (0.0, 1.0) and not lo <= _unit(f"portion:{text}") < hi:
+        return None
+    u = _unit(f"{d.seed}:{text}")
     if u < d.test:
         return "test"
     return "dev" if (u - d.test) / (1 - d.test) < d.dev else "train"
+
+
+def _unit(key: str) -> float:
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
 
 
 def _postprocess(entry: Entry, examples: list[Any]) -> list[Any]:

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from dialectbench.backends.base import BackendUnavailableError
+from dialectbench.data.overlap import overlap, text_set
 from dialectbench.runner import flags as jobflags
 from dialectbench.runner import invalid as invalid_answers
 from dialectbench.runner import progress
@@ -247,6 +248,7 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
                 yield _record(job, group, "skipped", seed=seed, config=config, message=str(err))
             return
     scored: dict[Any, dict[str, Any]] = {}  # a variety evaluated under two settings is predicted once
+    seen = text_set([*train, *(dev or [])])  # what the model learned from: the leak check of every job
     train_labels = jobflags.label_counts(train)
     train_tags = jobflags.tag_counts(train, group.task)
     narrowed = _Narrowed(group, backend, train, dev, seed)
@@ -264,7 +266,7 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
             continue
         yield _evaluate_job(job, group, job_model, golds, did_pool, seed, config, fit_seconds, scored,
                             train_labels=space["train_labels"] if space else train_labels, label_space=space,
-                            train_tags=train_tags, train_not_trees=train_not_trees)
+                            train_tags=train_tags, train_not_trees=train_not_trees, seen=seen)
 
 
 def _trees_only(train: list[Any], dev: list[Any] | None) -> tuple[list[Any], list[Any] | None, dict[str, Any]]:
@@ -316,7 +318,8 @@ def _fallbacks(model: Any) -> int:
 def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool: tuple | None, seed: int,
                   config: dict[str, Any], fit_seconds: float, cache: dict[Any, dict[str, Any]], *,
                   train_labels: Counter | None = None, label_space: dict[str, Any] | None = None,
-                  train_tags: Counter | None = None, train_not_trees: dict[str, Any] | None = None) -> JobRecord:
+                  train_tags: Counter | None = None, train_not_trees: dict[str, Any] | None = None,
+                  seen: frozenset[str] = frozenset()) -> JobRecord:
     t0 = time.perf_counter()
     key = (job.variety, None if label_space is None else tuple(label_space["labels"]))
     try:
@@ -345,6 +348,9 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
                                       task=job.task, train_tags=train_tags)
     if label_space is not None:
         flags["label_space"] = {k: v for k, v in label_space.items() if k != "train_labels"}
+    leak = overlap(golds, seen)
+    if leak.shared:
+        flags["overlap"] = {"share": round(leak.shared / leak.total, 4), "test": leak.shared}
     not_trees = jobflags.not_trees(golds, train_not_trees or {}) if job.task == "dep" else None
     if not_trees:
         flags["not_trees"] = not_trees

@@ -13,6 +13,10 @@ report and `results export --all` show them):
   (a backend reports them through its fitted model's `fallbacks` counter; see `backends/base.py`);
 - `label_space`: the job was trained and scored only over the labels its training and test sets share
   (in-cluster SA: the cluster representative's dataset has labels other datasets lack);
+- `overlap`: `share` of the test examples (`test` of them) have their text in the data the job trained or
+  early-stopped on (data/overlap.py: normalised texts of 5+ tokens). Above `MAX_OVERLAP` (5%) it is a
+  leak: the score is a warning, and the store keeps it out of maxima, summaries, gaps, reports and
+  exports unless asked (`include_overlap`); below, a recorded fact (released splits share a few texts);
 - `not_trees` (DEP): sentences whose gold HEADs are not a tree (a cycle, a self-loop, a HEAD out of range;
   readers/conllu.py): `test` of them were scored as given (UAS/LAS count each word's head), and
   `train_left_out` were left out of training and early stopping; `first` names the first one's file:line.
@@ -25,6 +29,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from dialectbench.data.overlap import MAX_OVERLAP
 
 FLAGS_KEY = "flags"
 # (task, setting) pairs trained and scored over the label space shared by the training and test sets
@@ -132,6 +138,10 @@ def describe(flags: dict[str, Any]) -> list[str]:
         f = flags["label_space"]
         out.append(f"trained and scored on the shared labels {', '.join(f['labels'])} "
                    f"({f['test_dropped']} test and {f['train_dropped']} training example(s) left out)")
+    if "overlap" in flags:
+        f = flags["overlap"]
+        leak = " (a leak: kept out of maxima, summaries and gaps)" if leaked(flags) else ""
+        out.append(f"{100 * f['share']:.1f}% of test examples ({f['test']}) are in the training data{leak}")
     if "not_trees" in flags:
         f = flags["not_trees"]
         out.append(f"gold HEADs not a tree: {f['test']} test sentence(s) scored as given, "
@@ -148,11 +158,17 @@ def flag_text(extra: dict[str, Any] | None) -> str:
 
 
 WARN_FLAGS = ("unseen_labels", "below_majority", "fallbacks")
-INFO_FLAGS = ("label_space", "not_trees")  # recorded facts about a score, not reasons to doubt it
+INFO_FLAGS = ("label_space", "not_trees", "overlap")  # recorded facts about a score (a leak is a warning)
 _DESCRIBED = (*WARN_FLAGS, *INFO_FLAGS)
+
+
+def leaked(flags: dict[str, Any] | None, max_percent: float = MAX_OVERLAP) -> bool:
+    """Whether the test set overlaps the training data by more than `max_percent` % (flags of one job)."""
+    share = ((flags or {}).get("overlap") or {}).get("share", 0.0)
+    return 100.0 * float(share) > max_percent
 
 
 def needs_warning(extra: dict[str, Any] | None) -> bool:
     """Flags that make a score untrustworthy (the shared label space alone is a recorded choice)."""
     flags = (extra or {}).get(FLAGS_KEY) or {}
-    return any(k in flags for k in WARN_FLAGS) or bool(set(flags) - set(_DESCRIBED))
+    return any(k in flags for k in WARN_FLAGS) or leaked(flags) or bool(set(flags) - set(_DESCRIBED))

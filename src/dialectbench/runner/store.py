@@ -403,14 +403,20 @@ class Store:
         return rows if keys is None else [r for r in rows if r["job_key"] in set(keys)]
 
     # -- reading ----------------------------------------------------------------------------------
-    def scores(self, keys: Sequence[str] | None = None, *, latest: bool = True,
-               detail: bool = False) -> list[dict[str, Any]]:
+    def scores(self, keys: Sequence[str] | None = None, *, latest: bool = True, detail: bool = False,
+               include_overlap: bool = False) -> list[dict[str, Any]]:
         """The scores table (contract columns). `latest`: one row per (task, variety, model, setting,
-        train_on, metric), the most recently finished; `detail` adds job key, run id, seed, signature."""
+        train_on, metric), the most recently finished; `detail` adds job key, run id, seed, signature.
+        A job whose test set overlaps its training data above the leak threshold (runner/flags.py) is
+        left out unless `include_overlap`: every maximum, summary, gap and report reads this table."""
+        from dialectbench.runner.flags import leaked
+
         rows = self.conn.execute(
             "SELECT s.*, j.seed, j.finished_at FROM scores s JOIN jobs j USING (job_key)"
             " WHERE j.status = 'done' ORDER BY j.finished_at").fetchall()
         out = [dict(r) for r in rows]
+        if not include_overlap:
+            out = [r for r in out if not leaked((_loads(r["extra"]) or {}).get("flags"))]
         if keys is not None:
             wanted = set(keys)
             out = [r for r in out if r["job_key"] in wanted]

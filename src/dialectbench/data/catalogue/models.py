@@ -105,11 +105,22 @@ class Derive(_Strict):
     """Splits derived from an unsplit dataset (split `all`): a seeded, order-independent partition.
 
     An example goes to `test` with probability `test`, else to `dev` with probability `dev`
-    (of the remainder), else to `train`; the draw is a hash of (seed, example_id)."""
+    (of the remainder), else to `train`; the draw is a hash of (seed, the example's normalised text), so
+    that repeated texts (retweets, copied comments) land in one split instead of leaking from train into
+    test. `portion` [lo, hi) keeps only the examples whose (seed-free) text hash falls in it: two varieties
+    cut from one file take disjoint portions, so neither ever trains on the other's test set."""
 
     test: float = Field(0.3, gt=0, lt=1)
     dev: float = Field(0.1, ge=0, lt=1)
     seed: int = 0
+    portion: tuple[float, float] = (0.0, 1.0)
+
+    @model_validator(mode="after")
+    def _portion_in_unit_interval(self) -> Derive:
+        lo, hi = self.portion
+        if not 0.0 <= lo < hi <= 1.0:
+            raise ValueError(f"portion [{lo}, {hi}) must satisfy 0 <= lo < hi <= 1")
+        return self
 
 
 class Entry(_Strict):
