@@ -315,3 +315,18 @@ def test_codet_swiss_german_locality_pairs(shared_data):
         sizes[109 <= len(pairs) <= 126] += 1
     # SOURCE.txt says "~109-126 lines each"; three localities (e.g. Bibern,SO) hold a single sentence
     assert sizes[False] <= 3
+
+
+def test_norwegian_ner_reaches_a_run_as_iob2_over_the_declared_types(shared_data):
+    """Through the catalogue, Johansen's BIOES PRS/GEO/OTH become IOB2 PER/LOC/MISC (ORG kept), and each
+    entity keeps its extent: as many entities (B- tags) as the file's S- and B- tags."""
+    from dialectbench.data.source import catalogue_source
+
+    raw = list(read_iob(shared_data / "norwegian-ner-johansen" / "bokmaal" / "no_bokmaal-ud-test.bioes"))
+    read = catalogue_source(shared_data).load("ner", "norwegian bokmål (m:written)", "test")
+    tags = Counter(t for s in read for t in s.tags)
+    assert {t.split("-", 1)[-1] for t in tags if t != "O"} == {"PER", "ORG", "LOC", "MISC"}
+    assert not {t for t in tags if t[:2] in ("S-", "E-")}
+    starts = sum(t[:2] in ("S-", "B-") for s in raw for t in s.tags)
+    assert sum(n for t, n in tags.items() if t.startswith("B-")) == starts
+    assert [s.tokens for s in read] == [s.tokens for s in raw]

@@ -40,6 +40,7 @@ from dialectbench.data.catalogue import (
 from dialectbench.data.catalogue.models import Derive
 from dialectbench.data.errors import DataError, DataNotAvailable, DataWarning
 from dialectbench.data.overlap import example_text, normalise
+from dialectbench.data.tags import to_iob2
 from dialectbench.data.examples import (
     MultipleChoiceExample,
     PairExample,
@@ -259,7 +260,10 @@ def _unit(key: str) -> float:
 
 
 def _postprocess(entry: Entry, examples: list[Any]) -> list[Any]:
-    """Keep the wanted raw labels, then rename labels (TextExample / PairExample)."""
+    """Keep the wanted raw labels, then rename labels (TextExample / PairExample); NER tags become IOB2
+    over the entry's entity types (`label_map` renames types: data/tags.py)."""
+    if examples and isinstance(examples[0], TaggedSentence):
+        return [dataclasses.replace(ex, tags=to_iob2(ex.tags, entry.label_map)) for ex in examples]
     if entry.keep_labels is not None:
         keep = set(entry.keep_labels)
         examples = [ex for ex in examples if getattr(ex, "label", None) in keep]

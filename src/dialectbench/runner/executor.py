@@ -321,6 +321,9 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
                   train_tags: Counter | None = None, train_not_trees: dict[str, Any] | None = None,
                   seen: frozenset[str] = frozenset()) -> JobRecord:
     t0 = time.perf_counter()
+    gap = jobflags.entity_type_gap(train_tags or Counter(), golds, job.task)
+    if gap:  # the model cannot name one gold entity: a 0 would be a mapping gap, not a score
+        return _record(job, group, "failed", seed=seed, config=config, message=gap, fit_seconds=fit_seconds)
     key = (job.variety, None if label_space is None else tuple(label_space["labels"]))
     try:
         if key not in cache:

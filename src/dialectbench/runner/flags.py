@@ -70,6 +70,19 @@ def _unseen_tags(train_tags: Counter, golds: Sequence[Any], task: str) -> dict[s
             "token_share": round(sum(hit) / max(sum(tokens), 1), 4), "labels": unseen}
 
 
+def entity_type_gap(train_tags: Counter, golds: Sequence[Any], task: str) -> str:
+    """Why a NER job cannot be scored ("" when it can): its training data and test set share no entity
+    type, so every gold entity is missed whatever the model does (a label-mapping gap in the catalogue)."""
+    if task != "ner" or not train_tags:
+        return ""
+    gold = set(tag_counts(golds, task))
+    if not gold or gold & set(train_tags):
+        return ""
+    return (f"the training data's entity types ({', '.join(sorted(train_tags))}) and the test set's "
+            f"({', '.join(sorted(gold))}) share none: map them onto one set in the catalogue (label_map), "
+            "or this job would store a 0 that measures the mapping, not the model")
+
+
 def label_counts(examples: Iterable[Any]) -> Counter:
     labels = [label_of(ex) for ex in examples]
     return Counter(x for x in labels if x is not None)

@@ -252,6 +252,7 @@ def ner_og_codes(mirror: Path | None) -> set[str]:
 
 WIKIANN_HF = {"repo": "unimelb-nlp/wikiann", "revision": "main"}
 PANX_URL = f"{GH}/KyGao/token-level-classification/348bb8f13d083635f92d12e7d6f41d7f0bfb69f1/download/panx"
+JOHANSEN_TYPES = {"PRS": "PER", "GEO": "LOC", "ORG": "ORG", "OTH": "MISC"}  # onto PER/ORG/LOC (+ MISC)
 JOHANSEN = (f"{GH}/ffaisal93/DialectBench/180f53a6f8aae2bbd3e2f450c76aecca3a6992af/data/NER/norwegian")
 OG_URL = f"{GH}/ffaisal93/DialectBench/ae1325c12b331a622e350692869473af7e859b78/data/NER/wikiann_og"
 
@@ -279,8 +280,10 @@ def ner(files: Files, og: set[str]) -> dict[str, Any]:
             prefix = f"norwegian-ner-johansen/{code}/no_{code}-ud"
             splits = {s: [part(files.ref(f"{prefix}-{s}.bioes", f"{JOHANSEN}/{code}/no_{code}-ud-{s}.bioes"))]
                       for s in ("train", "dev", "test")}
-            entries.append(entry(name, "norwegian-ner", "iob", splits,
-                                 note="tag set GEO/ORG/OTH/PRS kept as is (DialectBench App. B)"))
+            entries.append(entry(name, "norwegian-ner", "iob", splits, label_map=JOHANSEN_TYPES,
+                                 note="BIOES read as IOB2; types mapped onto WikiANN's (PRS -> PER, GEO -> LOC, "
+                                      "ORG kept, OTH -> MISC, which WikiANN lacks), so that transfer from "
+                                      "English is scored on the entities both annotate"))
         elif code in og or files.exists(f"wikiann-og/wikiann-{code}.bio"):
             ref = files.ref(f"wikiann-og/wikiann-{code}.bio", f"{OG_URL}/{code}.tar.gz",
                             member=f"wikiann-{code}.bio")
