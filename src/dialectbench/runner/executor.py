@@ -142,8 +142,11 @@ def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None) ->
     # --log-samples: the exact prompts and raw answers, taken before MT's pseudo-references predict again
     samples = list(getattr(model, "last_samples", ())) if getattr(model, "log_samples", False) else []
     samples = samples if len(samples) == len(predictions) else []  # one per example, or none
+    pseudo = any(getattr(g, "pseudo_reference", False) for g in golds)
     golds = _with_pseudo_references(job, model, golds)
     scored = _score(job.task, golds, predictions)
+    if job.task.startswith("mt"):  # two BLEUs compare only against the same kind of reference
+        scored["signature"] = f"ref:{'pseudo' if pseudo else 'human'}|{scored['signature']}"
     if hasattr(model, "max_invalid"):  # a model that can leave examples unanswered: store the count, even 0
         scored["extra"].update(invalid_answers.invalid_extra(predictions))
     if getattr(model, "signature", ""):  # how the model answered (icl scoring mode, k) heads the signature
