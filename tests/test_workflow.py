@@ -81,7 +81,49 @@ def test_a_shortened_run_is_stored_under_a_marked_name_and_shadows_no_plain_run(
 
 def test_plain_runs_keep_their_job_keys():
     """Options left unset add nothing to the job config, so stores written before them still resume."""
-    assert RunOptions().key_config() == {} and RunOptions(limit=3).key_config() == {"limit": 3}
+    assert RunOptions().key_config() == {}
+    assert RunOptions(limit=3).key_config() == {"limit": 3, "limit_sample": "stratified"}
+    assert RunOptions(limit=3, limit_first=True).key_config() == {"limit": 3, "limit_sample": "first"}
+
+
+def _sorted_by_label(n_pos: int, n_neg: int):
+    from dialectbench.data.examples import TextExample
+
+    labels = ["positive"] * n_pos + ["negative"] * n_neg  # as TSAC's test file: all positives first
+    return [TextExample(f"t{i}", f"text {i}", label) for i, label in enumerate(labels)]
+
+
+@pytest.mark.parametrize("n_pos, n_neg, limit, want", [(60, 40, 10, {"positive": 6, "negative": 4}),
+                                                       (2, 998, 10, {"positive": 0, "negative": 10}),
+                                                       (5, 5, 3, {"positive": 1, "negative": 2}),  # a tie: by label name
+                                                       (33, 33, 66, {"positive": 33, "negative": 33})])
+def test_limit_is_a_seeded_label_stratified_sample_in_file_order(n_pos, n_neg, limit, want):
+    from collections import Counter
+
+    class Sorted:
+        def load(self, task, variety, split):
+            return _sorted_by_label(n_pos, n_neg)
+
+    picked = LimitedSource(Sorted(), limit, seed=7).load("sa", "tunisian arabic", "test")
+    assert dict(Counter(ex.label for ex in picked)) == {k: v for k, v in want.items() if v}
+    ids = [int(ex.example_id[1:]) for ex in picked]
+    assert ids == sorted(ids) and len(set(ids)) == limit  # file order, no repeats
+    again = LimitedSource(Sorted(), limit, seed=7).load("sa", "tunisian arabic", "test")
+    other = LimitedSource(Sorted(), limit, seed=8).load("sa", "tunisian arabic", "test")
+    assert again == picked and (other != picked or limit == n_pos + n_neg)  # seeded: same seed, same sample
+    first = LimitedSource(Sorted(), limit, seed=7, first=True).load("sa", "tunisian arabic", "test")
+    assert first == _sorted_by_label(n_pos, n_neg)[:limit]  # --limit-first: the old behaviour, on request
+
+
+def test_limit_without_labels_is_a_seeded_sample_not_the_first_n():
+    from dialectbench.data.examples import TaggedSentence
+
+    class Tagged:
+        def load(self, task, variety, split):
+            return [TaggedSentence(f"s{i}", ("w",), ("O",)) for i in range(50)]
+
+    picked = LimitedSource(Tagged(), 5, seed=1).load("ner", "english", "test")
+    assert len(picked) == 5 and [s.example_id for s in picked] != [f"s{i}" for i in range(5)]
 
 
 def test_training_options_reach_the_backends_and_their_configs():

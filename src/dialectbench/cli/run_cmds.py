@@ -238,8 +238,11 @@ RUN_OUT_OPT = typer.Option(None, "--out", "-o",
                            help="Results folder: the store (unless --store), runs/<run-id>/results.json "
                            "and runs/<run-id>/report/ (default: dialectbench-results, or the --store folder).")
 RUN_STORE_OPT = typer.Option(None, "--store", help="SQLite result store (default: <out>/results.sqlite).")
-LIMIT_OPT = typer.Option(None, "--limit", min=1, help="Evaluate only the first N test examples of each job "
-                         "(a smoke test; scores are stored as '<model> (limit N)').")
+LIMIT_OPT = typer.Option(None, "--limit", min=1, help="Evaluate N test examples of each job: a sample seeded "
+                         "by --seed, stratified by label where there are labels (a smoke test; scores are "
+                         "stored as '<model> (limit N)').")
+LIMIT_FIRST_OPT = typer.Option(False, "--limit-first", help="With --limit: the first N test examples in file "
+                               "order instead of a stratified sample.")
 DEVICE_OPT = typer.Option(None, "--device", help="hf models: cuda, cuda:1, cpu (default: cuda when available).")
 BATCH_SIZE_OPT = typer.Option(None, "--batch-size", min=1, help="hf models: training batch size.")
 EPOCHS_OPT = typer.Option(None, "--epochs", min=1, help="Training epochs (hf models; the baseline parser).")
@@ -273,7 +276,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             settings: list[str] | None = SETTINGS_OPT, data_dir: Path | None = DATA_DIR_OPT,
             store: Path | None = RUN_STORE_OPT, seed: int = SEED_OPT, rerun: bool = RERUN_OPT,
             no_report: bool = NO_REPORT_OPT, out: Path | None = RUN_OUT_OPT, limit: int | None = LIMIT_OPT,
-            device: str | None = DEVICE_OPT, batch_size: int | None = BATCH_SIZE_OPT,
+            limit_first: bool = LIMIT_FIRST_OPT, device: str | None = DEVICE_OPT, batch_size: int | None = BATCH_SIZE_OPT,
             epochs: int | None = EPOCHS_OPT, max_train_minutes: float | None = MAX_TRAIN_OPT,
             catalogue: list[Path] | None = CATALOGUE_OPT, executor: str = EXECUTOR_OPT,
             ray_address: str | None = RAY_ADDRESS_OPT, cpus_per_job: float | None = CPUS_PER_JOB_OPT,
@@ -290,8 +293,10 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
     out = out if out is not None else (store.parent if store is not None else DEFAULT_STORE.parent)
     store = store if store is not None else out / DEFAULT_STORE.name
     try:
-        options = RunOptions(limit=limit, device=device, batch_size=batch_size, epochs=epochs,
-                             max_train_minutes=max_train_minutes)
+        if limit_first and limit is None:
+            raise OptionError("--limit-first needs --limit N")
+        options = RunOptions(limit=limit, limit_first=limit_first, device=device, batch_size=batch_size,
+                             epochs=epochs, max_train_minutes=max_train_minutes)
     except OptionError as err:
         fail(str(err))
     _use_catalogues(catalogue)

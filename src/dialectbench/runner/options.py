@@ -7,7 +7,8 @@ full one, and (c) a data source whose test splits are cut to `limit` examples.
 What each backend does with them:
 
     option               baseline                                   hf (mbert, xlmr, hf:<id>, nllb-*)
-    --limit N            first N test examples of each job          same
+    --limit N            N test examples of each job: a seeded sample, stratified by label where the
+                         examples have one (--limit-first: the first N in file order)  same
     --epochs N           the dependency parser's max epochs         epochs of every fine-tuning
     --max-train-minutes  the parser's wall-clock cap                a wall-clock cap per fine-tuning
     --batch-size N       (no batches: CRF, SVM; rejected)           training batch size
@@ -18,6 +19,8 @@ A time cap makes results depend on machine speed; it is keyed so that such resul
 
 from __future__ import annotations
 
+import hashlib
+import random
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -30,6 +33,7 @@ class OptionError(ValueError):
 @dataclass(frozen=True)
 class RunOptions:
     limit: int | None = None
+    limit_first: bool = False  # --limit-first: the first N test examples instead of a stratified sample
     device: str | None = None
     batch_size: int | None = None
     epochs: int | None = None
@@ -48,7 +52,7 @@ class RunOptions:
     def marks(self) -> str:
         """What a model's stored name says about a non-default run ("limit 50, epochs 1"; "" for a plain
         run): a shortened or limited run's scores must never pass for, or shadow, a plain run's."""
-        parts = [f"limit {self.limit}" if self.limit is not None else "",
+        parts = [f"limit {self.limit}{' first' if self.limit_first else ''}" if self.limit is not None else "",
                  f"epochs {self.epochs}" if self.epochs is not None else "",
                  f"batch {self.batch_size}" if self.batch_size is not None else "",
                  f"max {self.max_train_minutes:g} min" if self.max_train_minutes is not None else ""]
@@ -57,7 +61,9 @@ class RunOptions:
     def key_config(self) -> dict[str, Any]:
         """What joins the job config (only options that are set: keys of plain runs do not change).
         The training options reach the key through the backend's own config; the limit is added here."""
-        return {} if self.limit is None else {"limit": self.limit}
+        if self.limit is None:
+            return {}
+        return {"limit": self.limit, "limit_sample": "first" if self.limit_first else "stratified"}
 
     def backend_options(self, model: str) -> dict[str, Any]:
         """Keyword options for `get_backend(model, **options)`."""
@@ -104,11 +110,14 @@ class RunOptions:
 
 
 class LimitedSource:
-    """A data source whose test splits hold at most `limit` examples (the first ones, in file order).
-    Fingerprints are those of the full data; the limit is part of the job config instead."""
+    """A data source whose test splits hold at most `limit` examples: a sample seeded by (seed, task,
+    variety), stratified by gold label where the examples have one (proportional allocation, largest
+    remainders), kept in file order; or, with `first`, the first `limit` in file order (a test split sorted
+    by label, as TSAC's is, then holds one label only). Fingerprints are those of the full data; the limit
+    and the sampling are part of the job config instead."""
 
-    def __init__(self, source: Any, limit: int) -> None:
-        self._source, self.limit = source, limit
+    def __init__(self, source: Any, limit: int, *, seed: int = 0, first: bool = False) -> None:
+        self._source, self.limit, self.seed, self.first = source, limit, seed, first
 
     def __getattr__(self, name: str) -> Any:  # everything else as the wrapped source does it
         if name.startswith("__") or name == "_source":  # unpickling (a Ray worker) asks before _source is set
@@ -129,7 +138,30 @@ class LimitedSource:
 
     def load(self, task: str, variety: str, split: str) -> list[Any]:
         examples = self._source.load(task, variety, split)
-        return list(examples[:self.limit]) if split == "test" else examples
+        if split != "test" or len(examples) <= self.limit:
+            return examples
+        if self.first:
+            return list(examples[:self.limit])
+        digest = hashlib.sha256(f"{self.seed}:{task}:{variety}".encode()).digest()
+        return stratified_sample(examples, self.limit, random.Random(int.from_bytes(digest[:8], "big")))
+
+
+def stratified_sample(examples: list[Any], n: int, rng: random.Random) -> list[Any]:
+    """`n` of `examples` in their order: each gold label's share of the sample is its share of the set
+    (largest remainders decide the rounding); examples without a label are one stratum."""
+    from dialectbench.runner.flags import label_of
+
+    strata: dict[str | None, list[int]] = {}
+    for i, ex in enumerate(examples):
+        strata.setdefault(label_of(ex), []).append(i)
+    exact = {label: n * len(idx) / len(examples) for label, idx in strata.items()}
+    counts = {label: int(q) for label, q in exact.items()}
+    by_remainder = sorted(exact, key=lambda label: (-(exact[label] - counts[label]), str(label)))
+    for label in by_remainder[:n - sum(counts.values())]:
+        counts[label] += 1
+    chosen = [i for label, idx in sorted(strata.items(), key=lambda kv: str(kv[0]))
+              for i in rng.sample(idx, counts[label])]
+    return [examples[i] for i in sorted(chosen)]
 
 
 class MarkedBackend:

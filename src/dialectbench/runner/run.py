@@ -157,7 +157,7 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
     if synthetic:
         source = _with_synthetic(source, synthetic, seed)
     if options.limit is not None:
-        source = LimitedSource(source, options.limit)
+        source = LimitedSource(source, options.limit, seed=seed, first=options.limit_first)
     prepare = getattr(executor, "prepare", None)  # a parallel executor starts its workers meanwhile
     if prepare is not None:
         prepare(backend if backend is not None else model, split_names(tasks))
