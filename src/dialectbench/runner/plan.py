@@ -27,7 +27,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,6 +37,7 @@ from dialectbench.scores import SETTINGS
 ENGLISH = "english"
 MT_TASKS = ("mt-dialect", "mt-region")  # evaluated zero-shot with the pretrained system, no training
 PRETRAINED = "none (pretrained)"
+TRAINING_FREE = "none (training-free)"  # a backend's model that needs no training data (MRC's sliding window)
 KEY_VERSION = 1  # bump when what goes into a job key changes: stored jobs then no longer match
 
 
@@ -378,10 +379,15 @@ def _cluster_training(b: _Builder, task: str, cluster: str, available: list[str]
     return TrainingSet(task, (rep,), rep)
 
 
-def _plan_combined(b: _Builder, task: str, evals: list[str], available: list[str]) -> None:
+def _plan_combined(b: _Builder, task: str, evals: list[str], available: list[str],
+                   training_free: Collection[str] = ()) -> None:
     pool = tuple(sorted(v for v in available if "train" in b.splits(task, v)))
     if not pool:
         b.skip(task, None, "combined", "no variety of this task has a train split" + training_hint(task))
+        if task in training_free:  # still a labelled number: the backend's model that learns nothing
+            training = TrainingSet(task, (), TRAINING_FREE)
+            for v in evals:
+                b.add(training, v, "zero-shot")
         return
     training = TrainingSet(task, pool, _training_label(pool))
     for v in evals:
@@ -424,7 +430,8 @@ def _note_missing(b: _Builder, task: str, available: list[str], clusters: set[st
 
 
 def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | None,
-               clusters: set[str] | None, supports_icl: bool, explicit: bool) -> None:
+               clusters: set[str] | None, supports_icl: bool, explicit: bool,
+               training_free: Collection[str] = ()) -> None:
     try:
         available = list(b.source.varieties(task))
     except DATA_ERRORS as err:  # DataNotAvailable: a data-related problem, the rest continues
@@ -459,7 +466,7 @@ def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | 
         elif setting == "in-cluster":
             _plan_in_cluster(b, task, evals, available)
         else:
-            _plan_combined(b, task, evals, available)
+            _plan_combined(b, task, evals, available, training_free)
 
 
 def config_hash(config: Any, length: int = 16) -> str:
@@ -512,8 +519,11 @@ def _assign_keys(b: _Builder, group: Group) -> None:
 def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None,
                varieties: Sequence[str] | None = None, clusters: Sequence[str] | None = None,
                settings: Sequence[str] | None = None, supports_icl: bool = False,
-               config: dict[str, Any] | None = None, catalog: Catalog | None = None) -> Plan:
-    """Build the jobs for `model`; `config` (backend config, seed...) is part of every job key."""
+               config: dict[str, Any] | None = None, catalog: Catalog | None = None,
+               training_free: Collection[str] = ()) -> Plan:
+    """Build the jobs for `model`; `config` (backend config, seed...) is part of every job key.
+    `training_free`: tasks the backend can evaluate without training data (as `zero-shot`, trained on
+    TRAINING_FREE) when the data source has none for the task's combined setting."""
     catalog = catalog or RegistryCatalog()
     task_ids = _resolve_tasks(catalog, split_names(tasks))
     chosen_settings = _resolve_settings(split_names(settings))
@@ -523,7 +533,7 @@ def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None
     b = _Builder(source, catalog, model, config_hash(config or {}))
     for task in task_ids:
         _plan_task(b, task, chosen_settings, wanted, wanted_clusters, supports_icl,
-                   explicit=split_names(settings) is not None)
+                   explicit=split_names(settings) is not None, training_free=training_free)
     for note in b.pending_notes:
         _note_missing(b, *note)
     for v in wanted or []:

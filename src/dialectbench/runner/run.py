@@ -193,7 +193,8 @@ def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, 
     job_config = {"model": model_name, "backend": backend_config, "seed": seed, **options.key_config()}
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
-                      config=job_config, catalog=catalog)
+                      config=job_config, catalog=catalog,
+                      training_free=tuple(getattr(backend, "training_free_tasks", ())))
     _weigh_fits(plan, backend)
     try:
         db = Store(store)

@@ -223,3 +223,54 @@ class OptionOverlap(BaselineModel):
         for ex in check_examples(self.task, examples, MultipleChoiceExample, "test"):
             out.append(int(np.argmax(self._features(ex) @ self.weights)) if ex.options else 0)
         return out
+
+
+class SlidingWindow(BaselineModel):
+    """Multiple choice without training data: Richardson, Burges and Renshaw (2013, MCTest), SW+D.
+
+    For each option, the target set is the question's words plus the option's. SW: a window as long as the
+    target set slides over the passage; its score is the sum of the inverse counts IC(w) = log(1 + 1/C(w))
+    (C: count in the passage) of its words in the target set; the best window counts. D: the distance, in
+    passage positions normalised by the passage length, between the closest occurrence of a question word
+    and an option word not in the question (1 when either is absent); the answer is argmax SW - D.
+    MCTest drops stopwords for D; a stopword list is language-specific, so here D uses only the passage's
+    rarer words (IC above the passage's median), a language-independent stand-in."""
+
+    reports_as = "sliding-window"
+
+    def __init__(self, task: str = "mrc"):
+        self.task = task
+
+    def fit(self, train: Sequence[MultipleChoiceExample]) -> SlidingWindow:
+        return self  # nothing to learn: stored under its own name, never as a trained model
+
+    @staticmethod
+    def scores(ex: MultipleChoiceExample) -> list[float]:
+        passage = tokenize(ex.passage)
+        counts = Counter(passage)
+        ic = {w: math.log1p(1.0 / c) for w, c in counts.items()}
+        rare = {w for w, v in ic.items() if v > float(np.median(list(ic.values())))} if ic else set()
+        question = set(tokenize(ex.question))
+        out = []
+        for option in ex.options:
+            target = question | set(tokenize(option))
+            size = max(len(target), 1)
+            weights = [ic[w] if w in target else 0.0 for w in passage]
+            windows = np.convolve(weights, np.ones(size), mode="valid") if len(weights) >= size else [sum(weights)]
+            sw = float(np.max(windows)) if len(weights) else 0.0
+            out.append(sw - _distance(passage, question & rare, (set(tokenize(option)) - question) & rare))
+        return out
+
+    def predict(self, examples: Sequence[MultipleChoiceExample]) -> list[int]:
+        return [int(np.argmax(self.scores(ex))) if ex.options else 0
+                for ex in check_examples(self.task, examples, MultipleChoiceExample, "test")]
+
+
+def _distance(passage: list[str], question: set[str], answer: set[str]) -> float:
+    """MCTest's D: the smallest gap between a question word and an answer word, over the passage length."""
+    q_at = [i for i, w in enumerate(passage) if w in question]
+    a_at = [i for i, w in enumerate(passage) if w in answer]
+    if not q_at or not a_at or len(passage) < 2:
+        return 1.0
+    a = np.array(a_at)
+    return min(float(np.abs(a - i).min()) for i in q_at) / (len(passage) - 1)
