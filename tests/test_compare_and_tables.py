@@ -73,3 +73,26 @@ def test_a_rebuilt_report_folder_keeps_no_stale_figures(tmp_path):
     assert not any("nli" in p.name for p in (tmp_path / "figures").iterdir())
     assert not any("nli" in p.name for p in (tmp_path / "tables").iterdir())
     assert any("tc" in p.name for p in (tmp_path / "figures").iterdir())
+
+
+def test_sample_suite_models_are_marked_not_comparable_beside_published_rows(tmp_path):
+    """A run on the bundled sample suite stores the sample_suite flag; the comparison then ranks that model
+    only under a name that says it is not comparable, and the flagged-scores table is not flooded."""
+    from dialectbench.report.compare import NOT_COMPARABLE
+    from dialectbench.runner import Store, run
+    from dialectbench.runner.flags import needs_warning
+
+    store = tmp_path / "s.sqlite"
+    run(store=store, tasks=["tc"], settings=["zero-shot"])  # the bundled sample suite
+    with Store(store) as db:
+        flagged = db.flagged()
+    assert flagged and all(r["flags"].get("sample_suite") for r in flagged)
+    assert not needs_warning({"flags": {"sample_suite": True}})  # a fact about the data, not a warning
+    inp = load_input(store)
+    assert inp.sample_models == {"baseline"} and not [f for f in inp.flags if "sample_suite" in f["flags"]]
+    data = build_data(inp, compare_paper=True, n_resamples=10)
+    board = set(data.leaderboard["model"])
+    assert f"baseline{NOT_COMPARABLE}" in board and "baseline" not in board
+    assert any(m.endswith("(published)") for m in board)
+    mine = build_data(load_input(store), n_resamples=10)  # without the comparison: our own name
+    assert set(mine.leaderboard["model"]) == {"baseline"}

@@ -116,6 +116,11 @@ class DataSource:
     def __str__(self) -> str:  # what messages show ("the mirror at ../shared/data"), never the repr
         return f"the {self.kind} at {self.root}" if self.kind != "sample" else "the bundled sample suite"
 
+    def data_kind(self, task: str, variety: str) -> str:
+        """Where a variety's data comes from: "sample" (the bundled suite: our own texts, so its scores never
+        compare with published ones), "mirror" or "cached"."""
+        return self.kind
+
     # -- catalogue lookups
     def catalogue(self, task: str) -> TaskCatalogue:
         if task not in TASK_IDS:

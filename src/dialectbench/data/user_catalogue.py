@@ -338,6 +338,9 @@ class UserDataSource:
     def splits(self, task: str, variety: str) -> set[str]:
         return self._of(task, variety).splits(task, variety)
 
+    def data_kind(self, task: str, variety: str) -> str:
+        return self._of(task, variety).data_kind(task, variety)
+
     def load(self, task: str, variety: str, split: str) -> list[Any]:
         return self._of(task, variety).load(task, variety, split)
 

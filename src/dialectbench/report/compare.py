@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 PUBLISHED = " (published)"
+NOT_COMPARABLE = " (sample suite: not comparable)"
 
 
 @dataclass
@@ -33,12 +34,15 @@ def is_published(model: str) -> bool:
     return str(model).endswith(PUBLISHED)
 
 
-def paper_comparison(ours: pd.DataFrame) -> Comparison:
-    """Ours and the published rows, per task restricted to the varieties both have."""
+def paper_comparison(ours: pd.DataFrame, not_comparable: set[str] | frozenset[str] = frozenset()) -> Comparison:
+    """Ours and the published rows, per task restricted to the varieties both have. Models in
+    `not_comparable` (scored on the bundled sample suite: our own texts, not the benchmark's) keep their
+    rows but carry NOT_COMPARABLE in their name wherever they are ranked beside published ones."""
     from dialectbench.analysis.reference import paper_scores
 
     paper = paper_scores()
     paper = paper.assign(model=paper["model"].astype(str) + PUBLISHED)[list(ours.columns)]
+    ours = ours.assign(model=[f"{m}{NOT_COMPARABLE}" if m in not_comparable else m for m in ours["model"]])
     parts = []
     out = Comparison(ours)
     for task in sorted(set(ours["task"])):

@@ -31,6 +31,7 @@ class ReportInput:
     source: str
     evidence: dict[tuple, dict[str, Any]] = field(default_factory=dict)
     flags: list[dict[str, Any]] = field(default_factory=list)  # store only: flagged scores (runner/flags.py)
+    sample_models: set[str] = field(default_factory=set)  # store only: models scored on the sample suite
 
 
 def load_input(source: Any, keys: Any = None) -> ReportInput:
@@ -103,9 +104,12 @@ def _from_store(db: Any, name: str, keys: Any = None) -> ReportInput:
         if found:
             evidence[key] = found
     latest = set(keys)
-    flags = [{**{k: r[k] for k in ("task", "setting", "variety", "model", "score")}, "flags": r["flags"]}
-             for r in db.flagged() if r["job_key"] in latest] if hasattr(db, "flagged") else []
-    return ReportInput(scores, name, evidence, flags)
+    flagged = [r for r in db.flagged() if r["job_key"] in latest] if hasattr(db, "flagged") else []
+    # the sample suite is said once, by marking its models where they meet published rows, not per score
+    sample_models = {r["model"] for r in flagged if r["flags"].get("sample_suite")}
+    flags = [{**{k: r[k] for k in ("task", "setting", "variety", "model", "score")}, "flags": rest}
+             for r in flagged if (rest := {k: v for k, v in r["flags"].items() if k != "sample_suite"})]
+    return ReportInput(scores, name, evidence, flags, sample_models)
 
 
 def _evidence(db: Any, job_key: str) -> dict[str, Any]:

@@ -188,7 +188,7 @@ def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any =
     if compare_paper:  # the published models ranked beside ours, on the varieties both have
         from dialectbench.report.compare import paper_comparison
 
-        comparison = paper_comparison(df)
+        comparison = paper_comparison(df, not_comparable=inp.sample_models)
         both = comparison.scores
         if not both.empty:
             leaderboard = _leaderboard(both, analysis.task_summary(both))

@@ -17,6 +17,8 @@ report and `results export --all` show them):
   early-stopped on (data/overlap.py: normalised texts of 5+ tokens). Above `MAX_OVERLAP` (5%) it is a
   leak: the score is a warning, and the store keeps it out of maxima, summaries, gaps, reports and
   exports unless asked (`include_overlap`); below, a recorded fact (released splits share a few texts);
+- `sample_suite`: the job trained or was scored on the bundled sample suite (our own texts): a check that
+  the pipeline works, never a result to rank beside published ones (`report --compare paper` marks it);
 - `not_trees` (DEP): sentences whose gold HEADs are not a tree (a cycle, a self-loop, a HEAD out of range;
   readers/conllu.py): `test` of them were scored as given (UAS/LAS count each word's head), and
   `train_left_out` were left out of training and early stopping; `first` names the first one's file:line.
@@ -155,6 +157,8 @@ def describe(flags: dict[str, Any]) -> list[str]:
         f = flags["overlap"]
         leak = " (a leak: kept out of maxima, summaries and gaps)" if leaked(flags) else ""
         out.append(f"{100 * f['share']:.1f}% of test examples ({f['test']}) are in the training data{leak}")
+    if flags.get("sample_suite"):
+        out.append("scored on the bundled sample suite (our own texts): not comparable with published results")
     if "not_trees" in flags:
         f = flags["not_trees"]
         out.append(f"gold HEADs not a tree: {f['test']} test sentence(s) scored as given, "
@@ -171,7 +175,7 @@ def flag_text(extra: dict[str, Any] | None) -> str:
 
 
 WARN_FLAGS = ("unseen_labels", "below_majority", "fallbacks")
-INFO_FLAGS = ("label_space", "not_trees", "overlap")  # recorded facts about a score (a leak is a warning)
+INFO_FLAGS = ("label_space", "not_trees", "overlap", "sample_suite")  # recorded facts about a score (a leak is a warning)
 _DESCRIBED = (*WARN_FLAGS, *INFO_FLAGS)
 
 
