@@ -96,3 +96,21 @@ def test_sample_suite_models_are_marked_not_comparable_beside_published_rows(tmp
     assert any(m.endswith("(published)") for m in board)
     mine = build_data(load_input(store), n_resamples=10)  # without the comparison: our own name
     assert set(mine.leaderboard["model"]) == {"baseline"}
+
+
+def test_published_rows_compare_in_the_metric_we_store():
+    """Our SA accuracy meets the paper's accuracy column, never its max(accuracy, F1); our macro F1 meets
+    the paper's F1 columns."""
+    import pandas as pd
+
+    ours = pd.DataFrame([{"task": "sa", "cluster": "arabic", "variety": v, "model": "mine", "setting": "in-variety",
+                          "train_on": v, "metric": "accuracy", "score": 50.0, "n": 10}
+                         for v in ("tunisian arabic", "moroccan arabic")])
+    cmp = paper_comparison(ours)
+    published = cmp.scores[cmp.scores["model"].str.endswith("(published)")]
+    assert not published.empty and set(published["metric"]) == {"accuracy"}
+    acc = paper_scores(metrics="all").query("task == 'sa' and metric == 'accuracy'")
+    row = published.iloc[0]
+    match = acc[(acc["variety"] == row["variety"]) & (acc["model"] + " (published)" == row["model"]) &
+                (acc["setting"] == row["setting"])]
+    assert float(match["score"].iloc[0]) == row["score"]

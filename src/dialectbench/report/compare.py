@@ -1,7 +1,8 @@
 """`report --compare paper`: your models ranked beside the published ones (DialectBench Tables 10-20).
 
-The published rows join the scores as models named "<model> (published)", for each task only on the
-varieties both sides have (an average over different varieties would not compare), and the report
+The published rows join the scores as models named "<model> (published)", for each task only in the
+metric we store (SA: accuracy, never the paper's larger of accuracy and F1) and only on the varieties
+both sides have (an average over different varieties would not compare), and the report
 says how many varieties each side lacks. Your own varieties that the paper does not have (a new
 dialect from a user catalogue) stay in your own tables; they are left out of the comparison only.
 """
@@ -30,6 +31,12 @@ class Comparison:
                 f"{self.only_paper.get(task, 0)} of the paper's are not in ours (both left out here).")
 
 
+def _paper_name(metric: str) -> str:
+    """The transcribed tables' name for a stored metric (the paper's F1 columns are macro F1 for DId, TC,
+    NLI and MRC: metrics/tasks.py)."""
+    return "f1" if metric == "macro_f1" else metric
+
+
 def is_published(model: str) -> bool:
     return str(model).endswith(PUBLISHED)
 
@@ -40,8 +47,10 @@ def paper_comparison(ours: pd.DataFrame, not_comparable: set[str] | frozenset[st
     rows but carry NOT_COMPARABLE in their name wherever they are ranked beside published ones."""
     from dialectbench.analysis.reference import paper_scores
 
-    paper = paper_scores()
+    paper = paper_scores(metrics="all")  # per task, the column of the metric we store: like with like
     paper = paper.assign(model=paper["model"].astype(str) + PUBLISHED)[list(ours.columns)]
+    ours_metric = {t: _paper_name(m) for t, m in ours[["task", "metric"]].drop_duplicates().itertuples(index=False)}
+    paper = paper[[ours_metric.get(t) == m for t, m in zip(paper["task"], paper["metric"])]]
     ours = ours.assign(model=[f"{m}{NOT_COMPARABLE}" if m in not_comparable else m for m in ours["model"]])
     parts = []
     out = Comparison(ours)
