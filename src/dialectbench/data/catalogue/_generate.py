@@ -406,13 +406,13 @@ def sa(files: Files) -> dict[str, Any]:
             "tunizi/TUNIZI_V1.txt", f"{GH}/iCompass-ai/TUNIZI/b869191b7dceb908107bfa7d85f98e058fbcb13b/"
             "TUNIZI_V1.txt"))]}, options={"delimiter": ";", "split_last": True},
             derive=derive, label_map={"1": "positive", "-1": "negative"}),
-        "arb_arab": lambda n: entry(n, "astd", "labelled", {"all": [part(files.ref(
-            "astd/Tweets.txt", f"{GH}/mahmoudnabil/ASTD/0eac69a559bbc38a2cf06266411fa8bf47eed042/data/Tweets.txt"
-        ))]}, options={}, derive={**derive, "portion": [0.0, 0.5]},
-            label_map={"POS": "positive", "NEG": "negative", "NEUTRAL": "neutral", "OBJ": "objective"},
-            note="DialectBench's astd_MSA entry; labels mapped as in DialectBench; unseeded split there. The "
-                 "mirror has no data for DialectBench's egyptian entry, which takes the other half of this file "
-                 "(disjoint portions: neither variety trains on the other's test set)"),
+        "arb_arab": lambda n: entry(n, "mac", "labelled", {"all": [part(files.ref(
+            "mac/MAC_corpus.csv", f"{GH}/LeMGarouani/MAC/9fa9d89dcb0d485f12c81cd09a6681b8dae2b828/"
+            "MAC%20corpus.csv"))]}, options={"text_column": "tweets", "label_column": "type", "delimiter": ",",
+                                              "header": True, "where": {"class": "standard"}},
+            derive=derive, note="rows with class == standard: the original's scripts/process_dataset.py "
+                                "(process_mac) writes arb_arab from them, although its metadata names the "
+                                "dataset astd_MSA; moroccan arabic takes the dialectal rows"),
         "ary_arab": lambda n: entry(n, "mac", "labelled", {"all": [part(files.ref(
             "mac/MAC_corpus.csv", f"{GH}/LeMGarouani/MAC/9fa9d89dcb0d485f12c81cd09a6681b8dae2b828/"
             "MAC%20corpus.csv"))]}, options={"text_column": "tweets", "label_column": "type", "delimiter": ",",
@@ -434,11 +434,10 @@ def sa(files: Files) -> dict[str, Any]:
                                     options={}, derive=derive),
         "arz_arab": lambda n: entry(n, "astd", "labelled", {"all": [part(files.ref(
             "astd/Tweets.txt", f"{GH}/mahmoudnabil/ASTD/0eac69a559bbc38a2cf06266411fa8bf47eed042/data/Tweets.txt"
-        ))]}, options={}, derive={**derive, "portion": [0.5, 1.0]},
+        ))]}, options={}, derive=derive,
             label_map={"POS": "positive", "NEG": "negative", "NEUTRAL": "neutral", "OBJ": "objective"},
-            note="DialectBench's `_egyptian` entry names no dataset and its data is not public; ASTD (Egyptian "
-                 "tweets) is the public Egyptian sentiment set it cites: the half of the file that standard "
-                 "arabic does not use"),
+            note="ASTD (Egyptian tweets), as the original's scripts/process_dataset.py (process_astd) writes "
+                 "arz_arab; labels mapped as there"),
     }
     entries = [rules[code](name) for name, code in varieties("sa")]
     return {"datasets": datasets, "entries": entries}
