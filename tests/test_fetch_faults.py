@@ -1,12 +1,14 @@
 """Downloads under misbehaving servers: a per-file deadline, no `.part` left behind, only connection
-failures mark a host down, archive refusals are FetchErrors naming the member (the archive removed), and a
-body shorter than announced, or cut before its end, is never kept."""
+failures mark a host down, archive refusals are FetchErrors naming the member (the archive removed), a
+body shorter than announced, or cut before its end, is never kept, and an archive is bounded in what it
+may expand to (bytes, ratio, members) with only the wanted member extracted."""
 
 from __future__ import annotations
 
 import hashlib
 import io
 import os
+import random
 import socket
 import tarfile
 import time
@@ -15,9 +17,21 @@ from pathlib import Path
 
 import pytest
 from http_fakes import LocalServer
+from typer.testing import CliRunner
 
+from dialectbench.cli.main import app
 from dialectbench.data.catalogue import FileRef
-from dialectbench.data.fetch import BadArchive, Cache, FetchError, Unreachable, UnsafeArchive, download
+from dialectbench.data.fetch import (
+    ArchiveLimits,
+    ArchiveTooLarge,
+    BadArchive,
+    Cache,
+    FetchError,
+    Unreachable,
+    UnsafeArchive,
+    download,
+    extract_member,
+)
 
 BODY = b"tok\tO\n" * 500
 
@@ -152,7 +166,7 @@ def test_a_symlink_chain_refused_by_the_tar_filter_is_an_unsafe_archive_and_remo
         cache.fetch(ref, dataset="X", allow_unverified=True)
     assert "'b'" in str(err.value)
     assert not list((tmp_path / "cache" / "downloads").rglob("chain.tar"))
-    assert not (tmp_path / "cache" / "extracted").exists() or not any((tmp_path / "cache" / "extracted").iterdir())
+    assert not (tmp_path / "cache" / "files").exists()
 
 
 @pytest.mark.parametrize("damage", ["truncated-tar", "bad-zip"])
@@ -172,3 +186,114 @@ def test_a_damaged_archive_is_a_fetch_error_and_removed(server, tmp_path, damage
         Cache(tmp_path / "cache").fetch(ref, dataset="X", allow_unverified=True)
     assert isinstance(err.value, (BadArchive, FetchError)) and "Traceback" not in str(err.value)
     assert not list((tmp_path / "cache" / "downloads").rglob("a.bin"))
+
+
+# ------------------------------------------------------------------------------- bounded archive expansion
+def _zip_of(entries: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, payload in entries.items():
+            zf.writestr(name, payload)
+    return buf.getvalue()
+
+
+def _targz(entries: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for name, payload in entries.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(payload)
+            tf.addfile(info, io.BytesIO(payload))
+    return buf.getvalue()
+
+
+def _written(root: Path) -> list[Path]:
+    """Every file under the cache but the downloaded archives: what an extraction wrote."""
+    return [p for p in root.rglob("*") if p.is_file() and "downloads" not in p.parts] if root.exists() else []
+
+
+BOMB = b"\0" * (8 << 20)  # 8 MiB of zeros: a few KiB deflated
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar.gz"])
+def test_an_archive_expanding_past_the_byte_limit_is_refused_before_anything_is_written(server, tmp_path, kind):
+    body = (_zip_of if kind == "zip" else _targz)({"bomb.bin": BOMB, "data.txt": b"x\n"})
+    assert len(body) < 100_000
+    server.routes[f"/a.{kind}"] = (200, body, "")
+    ref = FileRef(path="x/data.txt", url=f"{server.url}/a.{kind}", sha256=hashlib.sha256(body).hexdigest(),
+                  member="data.txt")
+    cache = Cache(tmp_path / "cache", limits=ArchiveLimits(max_bytes=4 << 20, max_ratio=1e9))
+    with pytest.raises(ArchiveTooLarge) as err:
+        cache.fetch(ref, dataset="X")
+    msg = str(err.value)
+    assert msg.startswith("X: ") and "more than 4194304 bytes" in msg and "DIALECTBENCH_ARCHIVE_MAX_BYTES" in msg
+    assert "\n" not in msg
+    assert _written(tmp_path / "cache") == []
+    # the archive is kept (verified, only too large): trusted with a higher limit, it is not downloaded again
+    server.routes.clear()
+    got = Cache(tmp_path / "cache", limits=ArchiveLimits(max_bytes=16 << 20, max_ratio=1e9)).fetch(ref, dataset="X")
+    assert got.local.read_bytes() == b"x\n"
+    assert sorted(_written(tmp_path / "cache")) == sorted([got.local, tmp_path / "cache" / "manifest.json"])
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar.gz"])
+def test_an_archive_expanding_past_the_ratio_limit_is_refused(tmp_path, kind):
+    archive = tmp_path / f"a.{kind}"
+    archive.write_bytes((_zip_of if kind == "zip" else _targz)({"bomb.bin": BOMB}))
+    with pytest.raises(ArchiveTooLarge, match=r"expands more than 50 times its \d+ bytes.*_MAX_RATIO"):
+        extract_member(archive, "bomb.bin", tmp_path / "out", ArchiveLimits(max_ratio=50))
+    assert not (tmp_path / "out").exists() and list(tmp_path.glob(".out*")) == []
+    # a small archive of repetitive text is not judged by its ratio (under 1 MiB expanded)
+    small = tmp_path / f"small.{kind}"
+    small.write_bytes((_zip_of if kind == "zip" else _targz)({"t.txt": b"tok\tO\n" * 10_000}))
+    extract_member(small, "t.txt", tmp_path / "t.txt", ArchiveLimits(max_ratio=2))
+    assert (tmp_path / "t.txt").read_bytes() == b"tok\tO\n" * 10_000
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar.gz"])
+def test_an_archive_with_too_many_members_is_refused(tmp_path, kind):
+    archive = tmp_path / f"a.{kind}"
+    archive.write_bytes((_zip_of if kind == "zip" else _targz)({f"m{i}.txt": b"x" for i in range(300)}))
+    with pytest.raises(ArchiveTooLarge, match="more than 100 members.*DIALECTBENCH_ARCHIVE_MAX_MEMBERS"):
+        extract_member(archive, "m0.txt", tmp_path / "out", ArchiveLimits(max_members=100))
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar.gz"])
+def test_only_the_member_an_entry_needs_is_extracted(server, tmp_path, kind):
+    entries = {f"other/{i}.txt": random.Random(i).randbytes(50_000) for i in range(40)} | {"want/data.txt": BODY}
+    body = (_zip_of if kind == "zip" else _targz)(entries)
+    server.routes[f"/a.{kind}"] = (200, body, "")
+    ref = FileRef(path="x/data.txt", url=f"{server.url}/a.{kind}", sha256=hashlib.sha256(body).hexdigest(),
+                  member="want/data.txt")
+    got = Cache(tmp_path / "cache").fetch(ref, dataset="X")
+    assert got.local.read_bytes() == BODY
+    assert sorted(_written(tmp_path / "cache")) == sorted([got.local, tmp_path / "cache" / "manifest.json"])
+
+
+def test_a_wanted_tar_member_that_is_a_link_inside_the_archive_gives_its_target(tmp_path):
+    archive = tmp_path / "a.tar"
+    archive.write_bytes(_tar([tarfile.TarInfo("d/data.txt"), _link("d/latest.txt", "data.txt")],
+                             {"d/data.txt": BODY}))
+    assert extract_member(archive, "d/latest.txt", tmp_path / "out").read_bytes() == BODY
+    assert not (tmp_path / "out").is_symlink()
+
+
+def test_an_archive_without_the_member_says_so(tmp_path):
+    archive = tmp_path / "a.zip"
+    archive.write_bytes(_zip_of({"a.txt": b"x"}))
+    with pytest.raises(FetchError, match="has no member 'b.txt'"):
+        extract_member(archive, "b.txt", tmp_path / "out")
+
+
+def test_the_limits_come_from_the_environment_and_a_bad_value_is_one_clear_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("DIALECTBENCH_ARCHIVE_MAX_MEMBERS", "2")
+    monkeypatch.setenv("DIALECTBENCH_ARCHIVE_MAX_RATIO", "7.5")
+    assert Cache(tmp_path).limits == ArchiveLimits(max_members=2, max_ratio=7.5)
+    monkeypatch.setenv("DIALECTBENCH_ARCHIVE_MAX_BYTES", "lots")
+    with pytest.raises(FetchError, match="DIALECTBENCH_ARCHIVE_MAX_BYTES='lots' is not a whole number"):
+        Cache(tmp_path)
+    monkeypatch.setenv("DIALECTBENCH_CACHE", str(tmp_path / "cache"))
+    result = CliRunner().invoke(app, ["data", "fetch", "--task", "ner"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.stderr.strip() == "error: DIALECTBENCH_ARCHIVE_MAX_BYTES='lots' is not a whole number"

@@ -1,11 +1,13 @@
 """The result store under faults: a held write lock is waited for, announced and given up on in bounded time;
 readers never take the write lock; runs whose process died are marked interrupted by the next run; a bad
---store path is one line, not a traceback."""
+--store path, or a store damaged deep inside, is one line, not a traceback; a store on read-only media is
+read."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -207,3 +209,72 @@ def test_no_job_is_lost_when_a_run_process_is_killed_and_the_store_reopened(stor
         assert db.conn.execute("SELECT COUNT(*) FROM skips").fetchone()[0] == 0  # rolled back
         assert db.commit_job("r0", _record("after-kill"))
     assert os.path.exists(store)
+
+
+def _garbage_in_the_middle(path) -> None:
+    """Overwrite the middle third of the file's pages (header, schema and first pages intact): what a bad
+    disk sector or a half-copied file leaves; SQLite only finds it when a query reaches those pages."""
+    size, page = os.path.getsize(path), 4096
+    with open(path, "r+b") as fh:
+        for n in range(size // page // 3, 2 * size // page // 3):
+            fh.seek(n * page)
+            fh.write(bytes((i * 7 + n) % 256 for i in range(page)))
+
+
+@pytest.fixture
+def big_store(tmp_path):
+    path = tmp_path / "big" / "results.sqlite"
+    with Store(path) as db:
+        _start(db, "r0")
+        for i in range(200):
+            db.commit_job("r0", dataclasses.replace(_record(f"tc|v{i}"), variety=f"v{i}", n=50,
+                                                    example_ids=[str(j) for j in range(50)],
+                                                    predictions=["x" * 20] * 50, values=[1.0] * 50))
+        db.finish_run("r0", "finished", {})
+    assert not path.with_name("results.sqlite-wal").exists()  # checkpointed: every row is in the file
+    return path
+
+
+def test_garbage_in_a_stores_middle_pages_is_one_line_for_every_reader(big_store, tmp_path):
+    _garbage_in_the_middle(big_store)
+    with Store(big_store, readonly=True) as db, pytest.raises(StoreError, match="malformed"):
+        db.scores()
+    for args in (["results", "export", "--store", str(big_store)],
+                 ["report", "--store", str(big_store), "--out", str(tmp_path / "report")]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert isinstance(result.exception, SystemExit)  # typer.Exit from fail(), not an escaped error
+        assert result.stderr.strip() == (f"error: {big_store}: not a usable SQLite result store (database disk "
+                                         "image is malformed)")
+
+
+def _on_read_only_media(folder, argv: list[str]) -> subprocess.CompletedProcess:
+    """Run `argv` with `folder` read-only for it: a folder without write permission, or (root ignores
+    permissions) a read-only bind mount in a mount namespace of its own, as on a read-only disk."""
+    run = {"capture_output": True, "text": True, "timeout": 300, "env": {**os.environ, "COLUMNS": "80"}}
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            return subprocess.run(argv, check=False, **run)
+        finally:
+            folder.chmod(0o755)
+    if shutil.which("unshare") is None:
+        pytest.skip("running as root without unshare: no way to make a folder read-only")
+    script = 'mount --bind -o ro "$0" "$0" 2>/dev/null || exit 99; touch "$0/probe" 2>/dev/null && exit 98; exec "$@"'
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script, str(folder), *argv], check=False, **run)
+    if result.returncode in (98, 99):
+        pytest.skip("cannot mount a folder read-only here (no mount namespaces)")
+    return result
+
+
+def test_a_store_on_read_only_media_is_read_by_the_read_only_commands(big_store, tmp_path):
+    folder = big_store.parent
+    before = sorted(p.name for p in folder.iterdir())
+    cli = [sys.executable, "-m", "dialectbench.cli.main"]
+    export = _on_read_only_media(folder, [*cli, "results", "export", "--store", str(big_store), "-f", "csv"])
+    assert export.returncode == 0, export.stderr
+    assert len(export.stdout.strip().splitlines()) == 1 + 200 and "tc,anglic,v199," in export.stdout
+    report = _on_read_only_media(folder, [*cli, "report", "--store", str(big_store), "--out", str(tmp_path / "r")])
+    assert report.returncode == 0, report.stderr
+    assert (tmp_path / "r" / "index.html").is_file()
+    assert sorted(p.name for p in folder.iterdir()) == before  # no -shm or -wal was made (nor could be)

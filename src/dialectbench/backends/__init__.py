@@ -11,6 +11,7 @@ name after "<prefix>:" (or "" when there is none) plus any keyword options.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -67,13 +68,31 @@ def worker_modules(backend: str | Any, tasks: Sequence[str] | None = None) -> li
     return [module, *per_task(tasks)]
 
 
-def get_backend(name: str, **options: Any) -> Backend:
-    """The backend named `name` ("baseline", "hf:<id>", "llm:<url>"), built with `options`."""
+_NEEDS_ARGUMENT = ("hf", "llm", "hf-causal")
+
+
+def check_name(name: str) -> None:
+    """UnknownBackendError unless `name` is of a known family, with the argument the family needs; the
+    closest known names are suggested. Imports nothing: a command that only plans can check a name."""
     prefix, _, arg = name.strip().partition(":")
-    if prefix in ("hf", "llm", "hf-causal") and not arg:
+    if prefix in _NEEDS_ARGUMENT and not arg:
         what = "url" if prefix == "llm" else "model id"
         raise UnknownBackendError(f"backend {prefix!r} needs an argument: '{prefix}:<{what}>'")
-    if prefix not in _FACTORIES and prefix in _LAZY_MODULES:
+    if arg and prefix in _LAZY_MODULES and prefix not in _NEEDS_ARGUMENT:
+        raise UnknownBackendError(f"backend {prefix!r} takes no argument (got {name.strip()!r})")
+    known = backend_names()
+    if prefix not in known:
+        close = difflib.get_close_matches(prefix.lower(), known, n=3, cutoff=0.6)
+        hint = f"; did you mean: {', '.join(close)}?" if close else ""
+        raise UnknownBackendError(f"unknown backend {name!r}{hint} (known: "
+                                  + ", ".join(f"{k}:<...>" if k in _NEEDS_ARGUMENT else k for k in known) + ")")
+
+
+def get_backend(name: str, **options: Any) -> Backend:
+    """The backend named `name` ("baseline", "hf:<id>", "llm:<url>"), built with `options`."""
+    check_name(name)
+    prefix, _, arg = name.strip().partition(":")
+    if prefix not in _FACTORIES:
         try:
             importlib.import_module(_LAZY_MODULES[prefix])
         except ImportError as exc:
@@ -81,10 +100,6 @@ def get_backend(name: str, **options: Any) -> Backend:
         if prefix not in _FACTORIES:
             raise UnknownBackendError(f"backend family {prefix!r}: {_LAZY_MODULES[prefix]} did not "
                                       "register a factory (register_backend)")
-    if prefix not in _FACTORIES:
-        known = sorted(set(_FACTORIES) | set(_LAZY_MODULES))
-        raise UnknownBackendError(f"unknown backend {name!r}; known: "
-                                  + ", ".join(f"{k}:<...>" if k in ("hf", "llm", "hf-causal") else k for k in known))
     return _FACTORIES[prefix](arg, **options)
 
 
@@ -93,4 +108,4 @@ def backend_names() -> list[str]:
     return sorted(set(_FACTORIES) | set(_LAZY_MODULES))
 
 
-__all__ = ["Backend", "UnknownBackendError", "backend_names", "get_backend", "register_backend"]
+__all__ = ["Backend", "UnknownBackendError", "backend_names", "check_name", "get_backend", "register_backend"]

@@ -42,14 +42,19 @@ def fetch_cmd(task: str | None = TASK_OPTION,
     """Download catalogue files into the cache (verified, never twice); with --data-dir, resolve them from a
     local mirror instead and report the missing ones."""
     from dialectbench.data.errors import DataNotAvailable
-    from dialectbench.data.fetch import fetch_task
+    from dialectbench.data.fetch import Cache, FetchError, fetch_task
 
     if data_dir is not None and not data_dir.is_dir():
         fail(f"data directory {str(data_dir)!r} does not exist or is not a directory")
+    try:
+        cache = Cache()
+    except FetchError as err:  # a limit in the environment that is not a number
+        fail(str(err))
     rows, failed = [], False
     for t in _tasks(task):
         try:
-            reports = fetch_task(t, variety=variety, data_dir=data_dir, hub=hub, allow_unverified=allow_unverified)
+            reports = fetch_task(t, variety=variety, data_dir=data_dir, cache=cache, hub=hub,
+                                 allow_unverified=allow_unverified)
         except DataNotAvailable as err:
             if task is not None:
                 fail(str(err))

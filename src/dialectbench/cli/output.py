@@ -144,7 +144,7 @@ def _column_widths(heads: list[str], rows: list[list[str]], width: int) -> list[
     # characters whole, else rich's folding
     least = next((w for w in (whole, cells_only, short_headed, short_words) if sum(w) <= room), None)
     if least is None:
-        return [None] * len(heads)
+        return _solid_first(heads, rows, numeric_cols, need, room)
     widths = list(least)
     spare = room - sum(widths)
     for i in sorted(range(len(heads)), key=lambda i: need[i] - widths[i]):  # short numeric headers whole first
@@ -155,6 +155,23 @@ def _column_widths(heads: list[str], rows: list[list[str]], width: int) -> list[
     total = sum(wants) or 1
     for i, want in enumerate(wants):  # the rest in proportion to what each column still lacks
         widths[i] += min(want, spare * want // total)
+    return widths
+
+
+def _solid_first(heads: list[str], rows: list[list[str]], numeric: list[bool], need: list[int],
+                 room: int) -> list[int | None]:
+    """The last resort of a terminal too narrow for every word whole: columns of single tokens (numbers,
+    codes such as a Glottocode `alge1239`) keep their cells whole, and only the text columns, sharing
+    what is left, fold their long words (None: not even that fits, rich decides)."""
+    solid = [numeric[i] or all(" " not in row[i] for row in rows) for i in range(len(heads))]
+    widths = [max(len(row[i]) for row in rows) if solid[i] and rows else 0 for i in range(len(heads))]
+    text = [i for i in range(len(heads)) if not solid[i]]
+    spare = room - sum(widths)
+    if spare < 4 * len(text) or (not text and spare < 0):
+        return [None] * len(heads)
+    total = sum(need[i] for i in text) or 1
+    for i in text:
+        widths[i] = max(4, spare * need[i] // total)
     return widths
 
 

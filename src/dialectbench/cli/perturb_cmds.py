@@ -55,6 +55,8 @@ def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | Non
              "that analyse the tokens, e.g. UD_English-EWT train)")
     if task not in UD_TASKS and not analyzer_train.is_file():
         fail(f"--analyzer-train: no such file {analyzer_train}")
+    if not input.is_file():
+        fail(f"--input: no such file {input}" if not input.exists() else f"--input: {input} is not a file")
     try:
         rates = get_profile(profile).rates() if profile else {get_rule(r).id: rate for r in rule or []}
         if task in TEXT_TASKS:
@@ -70,6 +72,8 @@ def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | Non
             perturbed, fired = perturb_all(sentences, rates, seed=seed)
     except (PerturbError, DataError) as err:
         fail(str(err))
+    except OSError as err:  # unreadable (permissions, a disk error): the readers' own errors name the file
+        fail(f"{err.filename}: cannot be read ({err.strerror})" if err.filename else str(err))
     out.parent.mkdir(parents=True, exist_ok=True)
     if task == "ner":
         write_iob(perturbed, out)

@@ -26,13 +26,20 @@ def plan_cmd(model: str = MODEL_OPT, tasks: list[str] | None = TASKS_OPT, data_d
              estimate: bool = ESTIMATE_OPT, device: str = DEVICE_OPT, concurrent: float = CONCURRENT_OPT,
              fmt: Format = FORMAT_OPTION) -> None:
     """List every job of the full DialectBench run for a model (every task, variety and Table 2 setting)."""
+    from dialectbench.backends import UnknownBackendError, check_name
     from dialectbench.runner import estimate as est
 
     if data_dir is not None and not data_dir.is_dir():
         fail(f"data directory {data_dir} does not exist or is not a directory")
+    names = split_names([model]) or ["mbert"]
+    for name in names:
+        try:
+            check_name(name)
+        except UnknownBackendError as err:
+            fail(str(err))
     device = _device(device) if estimate else "cpu"
     all_rows = []
-    for name in split_names([model]) or ["mbert"]:
+    for name in names:
         try:
             plan, source = est.full_plan(name, tasks=tasks, data_dir=data_dir)
         except PlanError as err:

@@ -222,7 +222,7 @@ NO_REPORT_OPT = typer.Option(False, "--no-report", help="Do not build the report
 # -- where the jobs run (issue 14: local cores or a Ray cluster)
 EXECUTOR_OPT = typer.Option("local", "--executor",
                             help="local (this machine's cores, one job per core) or ray (a Ray task per "
-                            "training set; pip install 'dialectbench[ray]').")
+                            "training set; pip install 'dialectbench\\[ray]').")  # \[: text, not rich markup
 RAY_ADDRESS_OPT = typer.Option(None, "--ray-address",
                                help="Ray cluster to join: auto (the one `ray start` made here) or HOST:PORT; "
                                "default: a local Ray instance sized to this machine.")

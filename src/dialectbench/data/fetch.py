@@ -3,14 +3,14 @@
 Cache layout (`$DIALECTBENCH_CACHE`, default `~/.cache/dialectbench`):
 
     files/<catalogue path>      the file a reader reads (the cache is itself a mirror of the catalogue layout)
-    downloads/<key>/<name>      downloaded archives
-    extracted/<key>/            their safely extracted contents
+    downloads/<key>/<name>      downloaded archives (only the members the catalogue names are extracted)
     manifest.json               path -> sha256, size, source of every verified file
 
 Guarantees: a download goes to a temporary file and is renamed into place only after its size and sha256 are
 checked, so an interrupted or corrupt download never leaves a file a reader could pick up; connection
-failures and short reads are retried; verified files are never downloaded again; archive members with
-absolute paths, `..` components or links pointing outside the extraction folder are refused.
+failures and short reads are retried; verified files are never downloaded again; archives with members with
+absolute paths, `..` components, devices or links pointing outside the extraction folder are refused, and so
+are archives that would expand beyond `ArchiveLimits` (bytes, ratio, members: decompression bombs).
 """
 
 from __future__ import annotations
@@ -193,30 +193,74 @@ def _content_length(value: str | None) -> int | None:
 
 
 # --------------------------------------------------------------------------------------------- extract
-def safe_extract(archive: Path, dest: Path) -> Path:
-    """Extract a zip or tar archive into `dest` (atomically: a temp folder renamed into place).
+ENV_MAX_BYTES = "DIALECTBENCH_ARCHIVE_MAX_BYTES"
+ENV_MAX_RATIO = "DIALECTBENCH_ARCHIVE_MAX_RATIO"
+ENV_MAX_MEMBERS = "DIALECTBENCH_ARCHIVE_MAX_MEMBERS"
+_RATIO_FLOOR = 1 << 20  # below 1 MiB expanded the ratio is not judged (a tiny tar.gz of padding is ~100:1)
 
-    Every member is checked first; any absolute path, `..` component, or symbolic/hard link whose target
-    leaves `dest` raises UnsafeArchive and nothing is extracted."""
-    if dest.is_dir():
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """What one archive may expand to, judged from its headers before anything is decompressed or written:
+    the sum of its members' sizes (`max_bytes`), that sum over the archive's own size (`max_ratio`, a zip
+    bomb's signature: text compresses ~10:1) and its number of members (`max_members`)."""
+
+    max_bytes: int = 1 << 30
+    max_ratio: float = 100.0
+    max_members: int = 10_000
+
+    @classmethod
+    def from_env(cls) -> ArchiveLimits:
+        """The defaults, each overridable by $DIALECTBENCH_ARCHIVE_MAX_BYTES, _MAX_RATIO, _MAX_MEMBERS."""
+        d = cls()
+        return cls(int(_env_number(ENV_MAX_BYTES, d.max_bytes, whole=True)), _env_number(ENV_MAX_RATIO, d.max_ratio),
+                   int(_env_number(ENV_MAX_MEMBERS, d.max_members, whole=True)))
+
+
+def _env_number(name: str, default: float, *, whole: bool = False) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw) if whole else float(raw)
+    except ValueError:
+        raise FetchError(f"{name}={raw!r} is not a{' whole' if whole else ''} number") from None
+    if not value > 0:
+        raise FetchError(f"{name}={raw!r} must be more than zero")
+    return value
+
+
+class ArchiveTooLarge(FetchError):
+    """An archive would expand beyond ArchiveLimits (a decompression bomb, or one to trust explicitly)."""
+
+
+def extract_member(archive: Path, member: str, dest: Path, limits: ArchiveLimits | None = None) -> Path:
+    """Write the one file `member` of a zip or tar archive to `dest` (atomically: temp file + rename).
+
+    Every member's header is checked first, and nothing is written unless all pass: any absolute path, `..`
+    component, device or symbolic/hard link whose target leaves the archive raises UnsafeArchive; more
+    members, bytes or expansion ratio than `limits` allow raises ArchiveTooLarge. Only `member` is
+    decompressed to disk (a tar's earlier members are read past, within the limits just checked)."""
+    limits = limits if limits is not None else ArchiveLimits.from_env()
+    want = _check_member(archive, member)
+    tmp = dest.with_name(f".{dest.name}.part")
     try:
         if zipfile.is_zipfile(archive):
-            _extract_zip(archive, tmp)
+            found = _zip_member(archive, want, tmp, limits)
         elif tarfile.is_tarfile(archive):
-            _extract_tar(archive, tmp)
+            found = _tar_member(archive, want, tmp, limits)
         else:
             raise BadArchive(f"{archive}: not a zip or tar archive")
+        if not found:
+            raise FetchError(f"{archive}: the archive has no member {member!r}")
         os.replace(tmp, dest)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile,
             NotImplementedError) as err:
         raise BadArchive(f"{archive}: a damaged archive ({type(err).__name__}: {err})") from None
     except OSError as err:  # the disk, not the archive (full, permissions)
-        raise FetchError(f"{archive}: cannot extract it to {dest.parent} ({err.strerror or err})") from None
+        raise FetchError(f"{archive}: cannot extract {member!r} to {dest.parent} ({err.strerror or err})") from None
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.unlink(missing_ok=True)
     return dest
 
 
@@ -228,45 +272,104 @@ def _check_member(archive: Path, name: str) -> PurePosixPath:
     return p
 
 
-def _extract_zip(archive: Path, dest: Path) -> None:
+class _Tally:
+    """Members and bytes seen so far, refused the moment either passes its limit."""
+
+    def __init__(self, archive: Path, limits: ArchiveLimits) -> None:
+        self.archive, self.limits, self.members, self.bytes = archive, limits, 0, 0
+        self.size = archive.stat().st_size
+
+    def add(self, size: int) -> None:
+        self.members += 1
+        self.bytes += size
+        lim, how = self.limits, "raise it only for an archive you trust"
+        if self.members > lim.max_members:
+            raise ArchiveTooLarge(f"{self.archive}: more than {lim.max_members} members (the limit, "
+                                  f"${ENV_MAX_MEMBERS}; {how})")
+        if self.bytes > lim.max_bytes:
+            raise ArchiveTooLarge(f"{self.archive}: expands to more than {lim.max_bytes} bytes (the limit, "
+                                  f"${ENV_MAX_BYTES}; {how})")
+        if self.bytes > max(_RATIO_FLOOR, lim.max_ratio * self.size):
+            raise ArchiveTooLarge(f"{self.archive}: expands more than {lim.max_ratio:g} times its "
+                                  f"{self.size} bytes (the limit, ${ENV_MAX_RATIO}; {how})")
+
+
+def _zip_member(archive: Path, want: PurePosixPath, out: Path, limits: ArchiveLimits) -> bool:
+    tally, found = _Tally(archive, limits), None
     with zipfile.ZipFile(archive) as zf:
-        infos = zf.infolist()
-        for info in infos:
-            _check_member(archive, info.filename)
+        for info in zf.infolist():  # the central directory: sizes as declared, which bound what is read
+            name = _check_member(archive, info.filename)
             if (info.external_attr >> 16) & 0o170000 == 0o120000:  # a symlink stored in the zip
                 raise UnsafeArchive(f"{archive}: refusing symbolic link {info.filename!r}")
-        for info in infos:
-            zf.extract(info, dest)
+            tally.add(info.file_size)
+            if name == want and not info.is_dir():
+                found = info
+        if found is None:
+            return False
+        with zf.open(found) as src:
+            _write(src, out)
+    return True
 
 
-def _extract_tar(archive: Path, dest: Path) -> None:
+def _tar_member(archive: Path, want: PurePosixPath, out: Path, limits: ArchiveLimits) -> bool:
+    tally, links, found = _Tally(archive, limits), {}, None
     with tarfile.open(archive) as tf:
-        members = tf.getmembers()
-        for m in members:
+        # one header at a time: a member's data is only read past (decompressed) when the next header is
+        # asked for, after its declared size passed the tally
+        for m in tf:
             rel = _check_member(archive, m.name)
             if m.issym() or m.islnk():
-                target = PurePosixPath(m.linkname)
-                base = rel.parent if m.issym() else PurePosixPath()
-                if target.is_absolute() or not _inside(base / target):
-                    raise UnsafeArchive(f"{archive}: refusing link {m.name!r} -> {m.linkname!r} "
-                                        "(it points outside the extraction folder)")
+                links[rel] = m
             elif not (m.isfile() or m.isdir()):
                 raise UnsafeArchive(f"{archive}: refusing special file {m.name!r}")
-        try:
-            tf.extractall(dest, members=members, filter="data")
-        except tarfile.FilterError as err:  # what our own checks let through, Python's filter refuses
-            member = getattr(err, "tarinfo", None)
-            name = member.name if member is not None else "?"
-            raise UnsafeArchive(f"{archive}: refusing member {name!r} ({err})") from None
-
-
-def _inside(p: PurePosixPath) -> bool:
-    depth = 0
-    for part in p.parts:
-        depth += -1 if part == ".." else (0 if part == "." else 1)
-        if depth < 0:
+            tally.add(m.size if m.isfile() else 0)
+            if rel == want and not m.isdir():
+                found = m  # the last of equal names wins, as on extraction
+        symlinks = {rel: m.linkname for rel, m in links.items() if m.issym()}
+        for rel, m in links.items():
+            start = rel.parent if m.issym() else PurePosixPath()
+            if PurePosixPath(m.linkname).is_absolute() or _resolve(start / m.linkname, symlinks) is None:
+                raise UnsafeArchive(f"{archive}: refusing link {m.name!r} -> {m.linkname!r} "
+                                    "(it points outside the extraction folder)")
+        if found is None:
             return False
+        try:
+            src = tf.extractfile(found)  # a link is followed to its target inside the archive, never on disk
+        except KeyError:
+            raise FetchError(f"{archive}: member {found.name!r} links to {found.linkname!r}, which the archive "
+                             "does not have") from None
+        if src is None:
+            return False
+        with src:
+            _write(src, out)
     return True
+
+
+def _write(src, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)  # only now: a refused archive leaves no folder behind
+    with open(out, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+
+
+def _resolve(path: PurePosixPath, symlinks: dict[PurePosixPath, str]) -> PurePosixPath | None:
+    """Where `path` lands once the archive's own symbolic links are followed, as a file system would when
+    they are extracted (so `b -> a/..` with `a -> .` escapes); None when it leaves the folder or loops."""
+    parts, done, hops = list(path.parts), PurePosixPath(), 0
+    while parts:
+        part = parts.pop(0)
+        if part == "..":
+            if not done.parts:
+                return None
+            done = done.parent
+        elif part != ".":
+            target = symlinks.get(done / part)
+            if target is None:
+                done = done / part
+            elif PurePosixPath(target).is_absolute() or (hops := hops + 1) > 40:
+                return None
+            else:
+                parts = list(PurePosixPath(target).parts) + parts
+    return done
 
 
 # --------------------------------------------------------------------------------------------- the cache
@@ -280,8 +383,9 @@ class FetchResult:
 class Cache:
     """The download cache; `fetch(ref)` makes `files/<ref.path>` exist and be verified."""
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, *, limits: ArchiveLimits | None = None) -> None:
         self.root = root if root is not None else cache_root()
+        self.limits = limits if limits is not None else ArchiveLimits.from_env()
         self.files = self.root / "files"
         self.manifest_path = self.root / "manifest.json"
         self.unreachable: set[str] = set()  # hosts that failed every attempt: not retried for each file
@@ -352,17 +456,10 @@ class Cache:
         if not archive.is_file() or (ref.sha256 and sha256_of(archive) != ref.sha256):
             download(ref.url, archive, sha256=ref.sha256, retries=retries)
         try:
-            folder = safe_extract(archive, self.root / "extracted" / key)
-        except (UnsafeArchive, BadArchive):
-            archive.unlink(missing_ok=True)  # refused: keep nothing of it (a damaged one is fetched again)
+            extract_member(archive, ref.member, local, self.limits)
+        except (UnsafeArchive, BadArchive):  # refused: keep nothing of it (a damaged one is fetched again);
+            archive.unlink(missing_ok=True)  # one only too large is kept, not fetched again once trusted
             raise
-        member = folder / _check_member(archive, ref.member)
-        if not member.is_file():
-            raise FetchError(f"{ref.url}: the archive has no member {ref.member!r}")
-        local.parent.mkdir(parents=True, exist_ok=True)
-        tmp = local.with_name(f".{local.name}.part")
-        shutil.copyfile(member, tmp)
-        os.replace(tmp, local)
 
     def _fetch_hf(self, ref: FileRef, dataset: str, hub: bool) -> FetchResult:
         hf = ref.hf

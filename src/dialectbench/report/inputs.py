@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,31 +49,18 @@ def load_input(source: Any, keys: Any = None) -> ReportInput:
     if not path.is_file():
         raise ReportInputError(f"{path}: no such file (give a result store, a scores CSV or 'paper')")
     if path.suffix.lower() in STORE_SUFFIXES or _is_sqlite(path):
-        from dialectbench.runner import Store
-        _check_store(path)
-        with Store(path, readonly=True) as db:
-            return _from_store(db, str(path), keys)
+        from dialectbench.runner.store import Store, StoreError
+        try:
+            with Store(path, readonly=True) as db:  # read-only: a foreign SQLite file is refused untouched
+                return _from_store(db, str(path), keys)
+        except StoreError as exc:
+            raise ReportInputError(str(exc)) from None
     try:
         return ReportInput(read_scores(path), str(path))
     except ScoresError as exc:
         raise ReportInputError(str(exc)) from None
     except UnicodeDecodeError as exc:
         raise ReportInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-
-
-def _check_store(path: Path) -> None:
-    """Refuse (read-only, before Store() would add its tables) a file that is not a result store."""
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise ReportInputError(f"{path}: not a readable SQLite result store ({exc})") from None
-    if not {"scores", "jobs", "predictions"} <= tables:
-        raise ReportInputError(f"{path}: an SQLite file but not a dialectbench result store (no scores/jobs "
-                               "tables); give the store written by `dialectbench run`")
 
 
 def _is_sqlite(path: Path) -> bool:

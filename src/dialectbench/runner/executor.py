@@ -23,6 +23,7 @@ from dialectbench.data.overlap import overlap, text_set
 from dialectbench.runner import flags as jobflags
 from dialectbench.runner import invalid as invalid_answers
 from dialectbench.runner import progress
+from dialectbench.runner.lifeline import die_with_parent, watch_driver
 from dialectbench.runner.plan import DATA_ERRORS, Group, Job
 from dialectbench.runner.store import JobRecord
 from dialectbench.tasks import representative
@@ -446,35 +447,18 @@ def uses_gpu(backend: Any) -> bool:
     return str(getattr(backend, "device", "cpu")).startswith(("cuda", "mps"))
 
 
-def watch_driver(driver_pid: int, every: float = 2.0) -> None:
-    """Pool initializer: end this worker when the driver is gone. A driver killed with SIGKILL cannot
-    stop its workers, and an idle worker waits on the pool's queue forever (it holds the queue's own
-    write end, so it never sees end-of-file); it would keep its memory (data, a model) until reboot."""
-    import threading
-
-    def watch() -> None:
-        while True:
-            time.sleep(every)
-            try:
-                os.kill(driver_pid, 0)
-            except ProcessLookupError:
-                os._exit(1)
-            except PermissionError:  # a pid reused by another user's process: the driver is gone too
-                os._exit(1)
-
-    threading.Thread(target=watch, name="watch-driver", daemon=True).start()
-
-
 _PROGRESS_QUEUE: Any = None  # in a local worker: the driver's progress queue (set by `init_worker`)
 
 
-def init_worker(driver_pid: int, queue: Any = None) -> None:
-    """Pool initializer: watch the driver (`watch_driver`) and keep its progress queue for the groups."""
+def init_worker(driver_pid: int, queue: Any = None, lifeline: Any = None) -> None:
+    """Pool initializer: end with the driver, however it ends (`lifeline`), and keep its progress queue
+    for the groups."""
     global _PROGRESS_QUEUE
     _PROGRESS_QUEUE = queue
     if queue is not None:
         queue.cancel_join_thread()  # a worker's exit never waits for the driver to read its last reports
-    watch_driver(driver_pid)
+    die_with_parent()
+    watch_driver(driver_pid, lifeline)
     from dialectbench.data.errors import plain_data_warnings
 
     plain_data_warnings()
@@ -539,7 +523,8 @@ def _weights(group: Group) -> tuple[float, float]:
 
 # what every local worker imports (light: the metrics and the backends load their heavy libraries on
 # demand); `worker_preload` adds what the plan's fits and metrics need
-PRELOAD = ("dialectbench.runner.executor", "dialectbench.data", "dialectbench.metrics")
+PRELOAD = ("dialectbench.runner._fork_server", "dialectbench.runner.executor", "dialectbench.data",
+           "dialectbench.metrics")  # the first binds the server's life to the driver's (runner/lifeline.py)
 
 
 def worker_preload(backend: Any, tasks: Sequence[str] | None) -> list[str]:
@@ -601,7 +586,9 @@ class ProcessExecutor:
         context.set_forkserver_preload(worker_preload(backend, sorted({g.task for g in groups})))
         # progress inside the groups comes back on a queue the driver drains while it waits for results
         queue = context.Queue(maxsize=10_000) if getattr(events, "job_progress", None) else None
-        watched = {"initializer": init_worker, "initargs": (os.getpid(), queue)}
+        # the workers' lifeline: only this process holds the write end, so they see end-of-file when it ends
+        lifeline, alive = context.Pipe(duplex=False)
+        watched = {"initializer": init_worker, "initargs": (os.getpid(), queue, lifeline)}
         # the last pool is the current one (a dead worker breaks a pool: a new one takes over)
         pools = [cf.ProcessPoolExecutor(self.workers, mp_context=context, **watched)]
         submitted: dict[Any, tuple[Group, list[Job], Any]] = {}
@@ -639,7 +626,7 @@ class ProcessExecutor:
                 # that killed it. Each gets a second try alone, so only the culprit is failed.
                 if pool is pools[-1]:
                     pools.append(cf.ProcessPoolExecutor(self.workers, mp_context=context, **watched))
-                return future, _alone(context, group, jobs, args)
+                return future, _alone(context, group, jobs, args, lifeline)
             except Exception as err:  # noqa: BLE001 - e.g. a backend that cannot be pickled
                 reason = f"the worker could not run the group: {type(err).__name__}: {err}"
                 return future, failed_records(group, jobs, reason, seed=seed, config=config)
@@ -653,12 +640,15 @@ class ProcessExecutor:
             for pool in pools:
                 _stop(pool)
             raise
+        else:
+            for pool in pools:
+                pool.shutdown(wait=True)
         finally:
             if queue is not None:
                 queue.cancel_join_thread()  # undelivered reports are stale: never wait on them
                 queue.close()
-        for pool in pools:
-            pool.shutdown(wait=True)
+            lifeline.close()
+            alive.close()  # after the workers ended: closing it ends any that are left
 
 
 def _stop(pool: Any) -> None:
@@ -671,13 +661,13 @@ def _stop(pool: Any) -> None:
             process.terminate()
 
 
-def _alone(context: Any, group: Group, jobs: list[Job], args: tuple) -> list[JobRecord]:
+def _alone(context: Any, group: Group, jobs: list[Job], args: tuple, lifeline: Any) -> list[JobRecord]:
     """Run one group in a fresh worker of its own; its jobs fail with the reason if that worker dies too."""
     import concurrent.futures as cf
 
     seed, config = args[2], args[3]
     with cf.ProcessPoolExecutor(1, mp_context=context, initializer=init_worker,
-                                initargs=(os.getpid(),)) as pool:
+                                initargs=(os.getpid(), None, lifeline)) as pool:
         try:
             return pool.submit(run_group_list, group, jobs, *args, dict(os.environ)).result()
         except cf.process.BrokenProcessPool:

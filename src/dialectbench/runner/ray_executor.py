@@ -34,6 +34,7 @@ from dialectbench.runner.executor import (
     limit_threads,
     run_group,
 )
+from dialectbench.runner.lifeline import die_with_parent
 from dialectbench.runner.plan import DATA_ERRORS, Group, Job
 from dialectbench.runner.store import JobRecord
 
@@ -108,6 +109,7 @@ def _run_remote(group: Group, jobs: Sequence[Job], source: ShippedSource, backen
     driver's Ray queue actor, tagged with `token`."""
     import ray
 
+    die_with_parent()  # the raylet, which a local Ray instance ends with the driver (runner/lifeline.py)
     limit_threads(threads)
     with progress.reporting(None if queue is None else progress.QueueReporter(queue, token)):
         records = list(run_group(group, jobs, source, backend, seed=seed, config=config))
@@ -119,6 +121,7 @@ def _warm(modules: Sequence[str]) -> list[str]:
     (a worker runs many tasks: the real ones then find them loaded). Returns the modules it loaded."""
     import importlib
 
+    die_with_parent()
     loaded = []
     for name in modules:
         try:

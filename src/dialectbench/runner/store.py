@@ -14,12 +14,13 @@ run whose lock is free (its process is gone: killed, crashed, power cut) as `int
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -176,6 +177,23 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
+def _faults_as_store_errors(method: Callable[..., Any]) -> Callable[..., Any]:
+    """SQLite's own errors while reading or writing (damaged pages deep in a file whose header and schema
+    read fine, a disk I/O error, a full disk) become the one-line StoreError the CLI prints; misuse of the
+    API (ProgrammingError, IntegrityError) keeps its traceback."""
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except (sqlite3.ProgrammingError, sqlite3.IntegrityError, sqlite3.InterfaceError):
+            raise
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{self.path}: not a usable SQLite result store ({err})") from None
+
+    return wrapper
+
+
 class Store:
     """One connection to the result store; create it per process (SQLite connections do not travel)."""
 
@@ -191,13 +209,10 @@ class Store:
         self._busy_ms = int(min(self.timeout, 10.0) * 1000)
         _check_path(self.path, readonly)
         try:
-            self.conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None)
-            self.conn.row_factory = sqlite3.Row
-            self.conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
             if readonly:
-                self.conn.execute("PRAGMA query_only = ON")
-                self._check_tables()
+                self.conn = self._connect_readonly()
                 return
+            self.conn = self._connect(str(self.path))
             if self.conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
                 self._retry(lambda: self.conn.execute("PRAGMA journal_mode = WAL"), "switch to WAL")
             self.conn.execute("PRAGMA synchronous = FULL")
@@ -211,17 +226,44 @@ class Store:
         except sqlite3.DatabaseError as err:
             raise StoreError(f"{self.path}: not a usable SQLite result store ({err})") from None
 
+    def _connect(self, target: str, uri: bool = False) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, timeout=self._busy_ms / 1000, isolation_level=None, uri=uri)
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+        return conn
+
+    def _connect_readonly(self) -> sqlite3.Connection:
+        """Opened with mode=ro, so reading never creates or changes a file. A WAL store whose folder cannot
+        be written (read-only media) has no -shm file and cannot get one, which SQLite reports as "unable to
+        open database file"; nothing can write to it then, so it is read as immutable (no locks, no -shm)."""
+        base = self.path.resolve().as_uri()
+        try:
+            return self._checked(f"{base}?mode=ro")
+        except sqlite3.OperationalError:
+            wal = self.path.with_name(self.path.name + "-wal")
+            if os.access(self.path.parent, os.W_OK) or (wal.is_file() and wal.stat().st_size):
+                raise  # a folder we may write, or a journal that immutable would ignore: a real fault
+        return self._checked(f"{base}?immutable=1")
+
+    def _checked(self, uri: str) -> sqlite3.Connection:
+        """A read-only connection to a file that has the result store's tables."""
+        conn = self._connect(uri, uri=True)
+        try:
+            conn.execute("PRAGMA query_only = ON")
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        if not _TABLES <= tables:
+            conn.close()
+            raise StoreError(f"{self.path}: an SQLite file but not a dialectbench result store (no "
+                             f"{', '.join(sorted(_TABLES - tables))} table)")
+        return conn
+
     def _has_schema(self) -> bool:
         tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
         return _TABLES | _ADDED_TABLES <= tables and version == SCHEMA_VERSION
-
-    def _check_tables(self) -> None:
-        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not _TABLES <= tables:
-            self.conn.close()
-            raise StoreError(f"{self.path}: an SQLite file but not a dialectbench result store (no "
-                             f"{', '.join(sorted(_TABLES - tables))} table)")
 
     def _retry(self, fn: Any, what: str = "write") -> Any:
         """Run `fn` until it gets past another process's lock, at most `self.timeout` seconds; the first
@@ -274,6 +316,7 @@ class Store:
         self.close()
 
     # -- runs -------------------------------------------------------------------------------------
+    @_faults_as_store_errors
     def start_run(self, run_id: str, *, seed: int, config: dict[str, Any], package_version: str,
                   library_versions: dict[str, str], git_hash: str | None) -> list[str]:
         """Record a new `running` run (holding its liveness lock); returns the ids of stale `running` runs
@@ -294,6 +337,7 @@ class Store:
             self._lock_path(old).unlink(missing_ok=True)
         return stale
 
+    @_faults_as_store_errors
     def finish_run(self, run_id: str, status: str, summary: dict[str, Any]) -> None:
         with self.transaction() as c:
             c.execute("UPDATE runs SET finished_at = ?, status = ?, summary = ? WHERE run_id = ?",
@@ -335,20 +379,24 @@ class Store:
                 return False
             return True
 
+    @_faults_as_store_errors
     def record_skips(self, run_id: str, skips: Sequence[Any]) -> None:
         with self.transaction() as c:
             c.executemany("INSERT INTO skips (run_id, task, variety, setting, reason) VALUES (?, ?, ?, ?, ?)",
                           [(run_id, s.task, s.variety, s.setting, s.reason) for s in skips])
 
+    @_faults_as_store_errors
     def runs(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self.conn.execute("SELECT * FROM runs ORDER BY started_at")]
 
     # -- jobs -------------------------------------------------------------------------------------
+    @_faults_as_store_errors
     def done_keys(self, keys: Sequence[str] | None = None) -> set[str]:
         rows = self.conn.execute("SELECT job_key FROM jobs WHERE status = 'done'").fetchall()
         done = {r[0] for r in rows}
         return done if keys is None else done & set(keys)
 
+    @_faults_as_store_errors
     def commit_job(self, run_id: str, record: JobRecord, *, force: bool = False) -> bool:
         """Write one job's results atomically. Returns False when the job was already done (kept as is)."""
         with self.transaction() as c:
@@ -398,11 +446,13 @@ class Store:
                       [(r.job_key, i, ex_id, sample.get("prompt"), _json(sample.get("reply")))
                        for i, (ex_id, sample) in enumerate(zip(ids, r.samples))])
 
+    @_faults_as_store_errors
     def jobs(self, keys: Sequence[str] | None = None) -> list[dict[str, Any]]:
         rows = [dict(r) for r in self.conn.execute("SELECT * FROM jobs ORDER BY finished_at")]
         return rows if keys is None else [r for r in rows if r["job_key"] in set(keys)]
 
     # -- reading ----------------------------------------------------------------------------------
+    @_faults_as_store_errors
     def scores(self, keys: Sequence[str] | None = None, *, latest: bool = True, detail: bool = False,
                include_overlap: bool = False) -> list[dict[str, Any]]:
         """The scores table (contract columns). `latest`: one row per (task, variety, model, setting,
@@ -433,6 +483,7 @@ class Store:
             cols.append("flags")
         return [{c: r[c] for c in cols} for r in out]
 
+    @_faults_as_store_errors
     def flagged(self, keys: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Done jobs whose scores carry flags (runner/flags.py): task, setting, variety, score, flags."""
         rows = self.conn.execute("SELECT s.job_key, s.task, s.setting, s.variety, s.model, s.score, s.extra"
@@ -447,11 +498,13 @@ class Store:
                             "flags": flags})
         return out
 
+    @_faults_as_store_errors
     def predictions(self, job_key: str) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT idx, example_id, prediction, value FROM predictions WHERE job_key = ?"
                                  " ORDER BY idx", (job_key,)).fetchall()
         return [{**dict(r), "prediction": json.loads(r["prediction"])} for r in rows]
 
+    @_faults_as_store_errors
     def samples(self, *, job: str | None = None, tasks: Sequence[str] = (),
                 varieties: Sequence[str] = ()) -> list[dict[str, Any]]:
         """The logged samples (--log-samples) of every job that has them (done, or failed for too many
@@ -470,6 +523,7 @@ class Store:
                 and (not wanted_tasks or r["task"] in wanted_tasks)
                 and (not wanted_varieties or r["variety"].lower() in wanted_varieties)]
 
+    @_faults_as_store_errors
     def sample_counts(self) -> dict[str, int]:
         """job key -> number of logged samples ({} for a store from before samples)."""
         if not self._has_table("samples"):
@@ -480,6 +534,7 @@ class Store:
         return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
                                  (name,)).fetchone() is not None
 
+    @_faults_as_store_errors
     def integrity_check(self) -> str:
         return self.conn.execute("PRAGMA integrity_check").fetchone()[0]
 

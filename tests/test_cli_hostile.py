@@ -1,0 +1,63 @@
+"""CLI input and output at the edges: an unknown model name is refused with near matches (as a task is),
+a missing input file is one line, help texts keep their brackets, and narrow tables never split a number
+or a code (a Glottocode) inside its cell."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from dialectbench.cli.main import app
+
+
+def _run(*args: str, columns: str = "80"):
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": columns})
+
+
+def _one_error_line(result) -> str:
+    assert result.exit_code == 2, result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in result.output, result.output
+    return lines[0]
+
+
+@pytest.mark.parametrize(("model", "said"), [("mbret", "did you mean: mbert?"), ("mbert,xlmrr", "did you mean: xlmr?"),
+                                             ("hf", "'hf:<model id>'"), ("mbert:extra", "takes no argument")])
+def test_plan_refuses_an_unknown_model_with_near_matches(model, said):
+    result = _run("plan", "--model", model, "--tasks", "pos", "--format", "json")
+    assert said in _one_error_line(result)
+    assert result.stdout == ""  # no jobs planned for a model that does not exist
+
+
+def test_plan_of_a_known_model_still_plans():
+    result = _run("plan", "--model", "baseline", "--tasks", "pos", "--format", "json")
+    assert result.exit_code == 0 and json.loads(result.stdout)
+
+
+def test_perturb_of_a_missing_or_folder_input_is_one_line(tmp_path):
+    line = _one_error_line(_run("perturb", "-i", str(tmp_path / "missing.conllu"), "-o", str(tmp_path / "o"),
+                                "--profile", "aave"))
+    assert "no such file" in line and "missing.conllu" in line
+    assert "is not a file" in _one_error_line(_run("perturb", "-i", str(tmp_path), "-o", str(tmp_path / "o"),
+                                                   "--profile", "aave"))
+
+
+def test_run_help_keeps_the_install_extra_in_brackets():
+    help_text = " ".join(_run("run", "--help", columns="200").stdout.split())
+    assert "pip install 'dialectbench[ray]'" in help_text
+
+
+@pytest.mark.parametrize("columns", ["60", "80"])
+def test_narrow_varieties_table_keeps_codes_and_numbers_whole(columns):
+    rows = json.loads(_run("varieties", "--format", "json").stdout)
+    table = _run("varieties", columns=columns)
+    assert table.exit_code == 0
+    assert max(len(ln) for ln in table.stdout.splitlines()) <= int(columns)
+    cells = set(re.findall(r"[^\s│┃]+", table.stdout))
+    for row in rows:
+        if row["glottocode"]:
+            assert row["glottocode"] in cells, row
+        assert str(row["speakers"]) in cells or row["speakers"] is None, row
