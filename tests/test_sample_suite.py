@@ -172,6 +172,22 @@ def test_dev_sets_share_no_text_with_training_sets(src):
                 assert dev and all(not dev & seen for seen in trains.values()), (task, v)
 
 
+@pytest.mark.parametrize("task", [t for t in TASK_IDS if not t.startswith("mt")])
+def test_every_test_text_of_a_trained_variety_has_a_word_its_training_never_had(src, task):
+    """Held-out slot values, not just unseen combinations: each test text of a variety that has training
+    data contains a word that none of that variety's train or dev texts contains."""
+    from dialectbench.data.overlap import example_text, normalise
+
+    trained = [v for v in src.varieties(task) if {"train", "dev"} & src.splits(task, v)]
+    assert trained
+    for v in trained:
+        vocab = {w for split in {"train", "dev"} & src.splits(task, v) for ex in src.load(task, v, split)
+                 for w in normalise(example_text(ex)).split()}
+        known = [ex.example_id for ex in src.load(task, v, "test")
+                 if not set(normalise(example_text(ex)).split()) - vocab]
+        assert known == [], (task, v)
+
+
 def test_packaged_files_are_exactly_what_the_builder_writes(tmp_path):
     """The shipped files cannot drift from _build.py: build into a temporary folder, compare every byte
     (and that no file is missing or left over)."""

@@ -260,7 +260,7 @@ NER_LEX = {  # aligned lists do not matter here (the two languages' names differ
     "no": {"PER": ["Kari Nordmann", "Ola", "Ingrid Berg", "Lars Hansen", "Sofie", "Nils Dahl", "Marte Lie",
                    "Jonas", "Sigrid Moe"],
            "ORG": ["Statoil", "Universitetet i Oslo", "Norsk Bank", "Fjordfly", "Bergen Mat", "Nordlys Avis",
-                   "Tromsø IL", "Vestland Kraft", "Hamar Bok"],
+                   "Molde FK", "Vestland Kraft", "Hamar Bok"],
            "LOC": ["Oslo", "Bergen", "Tromsø", "Stavanger", "Sverige", "Trondheim", "Bodø", "Ålesund", "Danmark",
                    "Lillehammer"]},
 }
@@ -342,7 +342,7 @@ DID = {
                   "We took the subway to the {p} and had a cookie with our coffee.",
                   "{x} will practice with the {n} club at the {p} during the vacation."],
         "vars": {"c": ["colour", "color"],
-                 "n": ["book", "garden", "bicycle", "school", "chess", "music", "film", "cooking", "football"],
+                 "n": ["book", "garden", "cycling", "school", "chess", "drama", "film", "cooking", "football"],
                  "p": ["centre", "center", "market", "station", "library", "museum", "park", "stadium", "town hall"],
                  "o": ["suitcase", "bicycle", "guitar", "shopping", "umbrella", "laptop"],
                  "d": DAYS_EN, "x": ["Emma", "Oliver", "Priya", "Tom", "Grace", "Daniel", "Chloe", "Sam", "Hannah"]},
