@@ -94,8 +94,8 @@ def _did_source(shared: bool) -> FakeSource:
     """Three anglic varieties; `shared`: one dataset for the cluster (labels = variety names), as the
     DialectBench DId sets are; else one file per variety holding only its own label."""
     names = ("english", "english (a:uk)", "north american english")
-    def texts(prefix, n):
-        return [TextExample(f"{prefix}{i}", f"{names[i % 3]} text {i}", names[i % 3]) for i in range(n)]
+    def texts(prefix, n):  # the prefix is in the text too: test texts are not training texts (no leak)
+        return [TextExample(f"{prefix}{i}", f"{names[i % 3]} {prefix} text {i}", names[i % 3]) for i in range(n)]
     train, test = texts("tr", 30), texts("te", 12)
     if shared:
         return FakeSource(data={("did", v): {"train": train, "test": test} for v in names})

@@ -132,3 +132,74 @@ def test_eqa_answers_are_spans_of_their_context(src):
         for ex in src.load("eqa", v, "test"):
             assert all(ex.context[s:s + len(a)] == a for a, s in zip(ex.answers, ex.answer_starts))
             assert dataclasses.asdict(ex)["question"]
+
+
+def _audit_rows() -> list[dict]:
+    import json
+
+    from typer.testing import CliRunner
+
+    from dialectbench.cli.main import app
+
+    result = CliRunner().invoke(app, ["data", "audit", "--format", "json"])  # no --data-dir: the sample suite
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_no_test_set_shares_a_text_with_any_training_or_dev_set():
+    """`data audit` of the bundled suite: no test set of any task shares a countable text with a train or dev
+    set of that task (any variety: zero-shot and in-cluster jobs train on other varieties' sets), and no
+    split of a task that trains repeats a text (so dev shares none with train either, _build.py draws them
+    from one pool). The one repeat left is real: two Zürich localities write one sentence alike (MT, no
+    training)."""
+    rows = _audit_rows()
+    overlaps = [r for r in rows if r["kind"] == "overlap"]
+    assert overlaps == [], "\n".join(f"{r['task']} {r['variety']} test / {r['other']} {r['other_split']}: "
+                                     f"{r['shared']} of {r['n']}" for r in overlaps)
+    assert [(r["task"], r["variety"], r["split"]) for r in rows if r["kind"] == "duplicates"] == [
+        ("mt-region", "central alemannic (a:zh)", "test")]
+
+
+def test_dev_sets_share_no_text_with_training_sets(src):
+    from dialectbench.data.overlap import text_set
+
+    for task in TASK_IDS:
+        trains = {v: text_set(src.load(task, v, "train")) for v in src.varieties(task)
+                  if "train" in src.splits(task, v)}
+        for v in src.varieties(task):
+            if "dev" in src.splits(task, v):
+                dev = text_set(src.load(task, v, "dev"))
+                assert dev and all(not dev & seen for seen in trains.values()), (task, v)
+
+
+@pytest.mark.parametrize("task", [t for t in TASK_IDS if not t.startswith("mt")])
+def test_every_test_text_of_a_trained_variety_has_a_word_its_training_never_had(src, task):
+    """Held-out slot values, not just unseen combinations: each test text of a variety that has training
+    data contains a word that none of that variety's train or dev texts contains."""
+    from dialectbench.data.overlap import example_text, normalise
+
+    trained = [v for v in src.varieties(task) if {"train", "dev"} & src.splits(task, v)]
+    assert trained
+    for v in trained:
+        vocab = {w for split in {"train", "dev"} & src.splits(task, v) for ex in src.load(task, v, split)
+                 for w in normalise(example_text(ex)).split()}
+        known = [ex.example_id for ex in src.load(task, v, "test")
+                 if not set(normalise(example_text(ex)).split()) - vocab]
+        assert known == [], (task, v)
+
+
+def test_packaged_files_are_exactly_what_the_builder_writes(tmp_path):
+    """The shipped files cannot drift from _build.py: build into a temporary folder, compare every byte
+    (and that no file is missing or left over)."""
+    from dialectbench.data.sample import _build
+
+    _build.build(tmp_path)
+    assert _build.leaks(tmp_path) == []
+
+    def files(root):
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts and p.name not in ("_build.py", "README.md")}
+
+    built, shipped = files(tmp_path), files(sample_dir())
+    assert sorted(built) == sorted(shipped)
+    assert [name for name in built if built[name] != shipped[name]] == []
