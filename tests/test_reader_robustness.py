@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dialectbench.data.errors import DataFormatError, DataWarning
-from dialectbench.data.readers import _io, _table
 from dialectbench.data.readers import (
+    _io,
+    _table,
     read_conllu,
     read_iob,
     read_labelled,

@@ -198,10 +198,11 @@ def layout_problems(questions: PurePath, metadata: PurePath | None, dialect: str
     parts = questions.parts
     if len(parts) < 3 or not questions.name.endswith(f".{parts[-3]}.csv"):
         return [("questions", f"{shown(str(questions))} is not <root>/<split>/<lang>/<language>.<split>.csv "
-                              "(the released SD-QA layout, e.g. sd-qa/dev/eng/english.dev.csv)")]
-    if metadata is not None and metadata != questions.parent / dialect / "metadata.csv":
-        return [("metadata", f"{shown(str(metadata))} is not {str(questions.parent / dialect / 'metadata.csv')!r} "
-                             "(the dialect's metadata beside its question file)")]
+                 + "(the released SD-QA layout, e.g. sd-qa/dev/eng/english.dev.csv)")]
+    expected = questions.parent / dialect / "metadata.csv"
+    if metadata is not None and metadata != expected:
+        return [("metadata", f"{shown(str(metadata))} is not {shown(str(expected))} (the dialect's metadata "
+                 + "beside its question file)")]
     return []
 
 
