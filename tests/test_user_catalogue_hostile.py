@@ -5,6 +5,7 @@ representative), nor replaces packaged data."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -87,6 +88,33 @@ def test_a_byte_that_is_not_utf8_names_its_line(tmp_path):
     assert problem.startswith(f"{tmp_path / 'my.yaml'}:9:") and "not valid utf-8" in problem
 
 
+@pytest.mark.parametrize("bad, problem", [
+    ("\x1c", "character #x001c is not allowed in YAML"),
+    ("\x00", "character #x0000 is not allowed in YAML"),
+])
+def test_a_control_character_names_its_line(tmp_path, bad, problem):
+    text = HEAD + VARIETY + entry().replace("format: labelled", f"format: label{bad}led")
+    [found] = _problems(tmp_path, text)
+    assert found.startswith(f"{tmp_path / 'my.yaml'}:{_line(text, 'format:')}:") and problem in found
+
+
+@pytest.mark.parametrize("path", ["d" * 300 + "/t.tsv", "a\tb.tsv", ""])
+def test_a_file_name_the_system_cannot_use_is_a_schema_problem(tmp_path, path):
+    text = HEAD + VARIETY + entry().replace("{path: t.tsv}", "{path: %s}" % json.dumps(path))
+    [found] = _problems(tmp_path, text)
+    assert "not a usable file name" in found and len(found) < 400
+
+
+def test_two_representatives_of_one_cluster_name_both_lines(tmp_path):
+    text = HEAD + """varieties:
+  - {name: testish (a:north), cluster: testic, new_cluster: true, representative: true}
+  - {name: testish (a:south), cluster: testic, new_cluster: true, representative: true}
+""" + entry(variety="testish (a:north)")
+    [found] = _problems(tmp_path, text)
+    assert found.startswith(f"{tmp_path / 'my.yaml'}:7:") and "more than one representative" in found
+    assert "the first on line 6" in found
+
+
 def test_a_mistyped_schema_key_gets_its_near_match(tmp_path):
     text = HEAD + VARIETY.replace("varieties:", "varietes:") + entry()
     problems = _problems(tmp_path, text)
@@ -98,6 +126,7 @@ def test_a_mistyped_schema_key_gets_its_near_match(tmp_path):
     ("{labl_column: category, header: true}", "unknown labelled option 'labl_column'; did you mean 'label_column'"),
     ("{encoding: utf8x}", "unknown text encoding 'utf8x'; did you mean 'utf8'"),
     ("{encoding: rot13}", "unknown text encoding 'rot13'"),  # a codec, but not a text encoding
+    ('{encoding: "utf\\0"}', "unknown text encoding"),
     ("{where: [category]}", "option where: expected a mapping"),
     ("{where: {category: {a: b}}}", "option where: expected a mapping"),
     ("{label_map: [a, b]}", "option label_map: expected a mapping of (a string) to (a string)"),

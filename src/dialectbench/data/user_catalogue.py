@@ -149,8 +149,9 @@ def parse_file(path: Path) -> tuple[UserTaskCatalogue | None, Any, list[str]]:
         text = read_text(path)
     except DataFormatError as err:
         return None, None, [str(err)]
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)  # refuses control characters here, before any parsing
         node = loader.get_single_node()
         too_big = _too_big(node)
         if too_big:
@@ -158,13 +159,17 @@ def parse_file(path: Path) -> tuple[UserTaskCatalogue | None, Any, list[str]]:
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        what = str(getattr(err, "problem", None) or err)
+        line = mark.line + 1 if mark else text.count("\n", 0, getattr(err, "position", 0)) + 1
+        where = f"{path}:{line}"
+        what = str(getattr(err, "problem", None) or err).splitlines()[0]
+        if isinstance(err, yaml.reader.ReaderError):
+            what = f"character #x{err.character:04x} is not allowed in YAML"
         return None, None, [f"{where}: not valid YAML: {shown(what, 200, quote=False)}"]
     except RecursionError:  # the composer recurses per level: it gives up before _too_big can look
         return None, None, [f"{path}:1: nested too deeply (a catalogue needs 8 levels; at most {MAX_DEPTH})"]
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if not isinstance(data, dict):
         return None, node, [f"{path}:1: a catalogue is a mapping with task, description, datasets, entries"]
     try:
@@ -206,7 +211,7 @@ def _variety_problems(path: Path, node: Any, cat: UserTaskCatalogue) -> list[str
         try:
             canonical = str(parse_name(v.name)).lower()
         except MalformedVarietyName as err:
-            problems.append(f"{where}: variety name {shown(v.name)}: {err.problem}")
+            problems.append(f"{where}: variety name {shown(v.name)}: {shown(err.problem, 200, quote=False)}")
             continue
         if canonical != v.name:
             problems.append(f"{where}: write the variety name as {shown(canonical)} (the naming convention)")
@@ -220,10 +225,12 @@ def _variety_problems(path: Path, node: Any, cat: UserTaskCatalogue) -> list[str
             problems.append(f"{where}: {shown(v.name)} is already a registry variety; use it in entries "
                             "without declaring it")
         problems += _cluster_problems(path, node, i, v, paper)
-    reps = [v for v in cat.varieties if v.representative]
-    for cluster in sorted({v.cluster for v in reps}):
-        if sum(v.cluster == cluster for v in reps) > 1:
-            problems.append(f"{path}: cluster {shown(cluster)} has more than one representative for {cat.task}")
+    first_rep: dict[str, int] = {}  # cluster -> its first representative
+    for i, v in enumerate(cat.varieties):
+        if v.representative and first_rep.setdefault(v.cluster, i) != i:
+            problems.append(f"{_where(path, node, ('varieties', i, 'representative'))}: cluster "
+                            f"{shown(v.cluster)} has more than one representative for {cat.task} (the first on "
+                            f"line {_line_of(node, ('varieties', first_rep[v.cluster], 'name'))})")
     for i, e in enumerate(cat.entries):
         where = _where(path, node, ("entries", i, "variety"))
         if lookup_key(e.variety) not in declared and e.variety in reg and reg.get(e.variety).name != e.variety:
@@ -257,8 +264,10 @@ def _cluster_problems(path: Path, node: Any, i: int, v: UserVariety, paper: set[
 
 def _paper_clusters() -> set[str]:
     from dialectbench.varieties import registry
+    from dialectbench.varieties.registry import lookup_key
 
-    return {v.cluster for v in registry() if not _is_user(v.name)}
+    user = _declared_keys()
+    return {v.cluster for v in registry() if lookup_key(v.name) not in user}
 
 
 @functools.cache
@@ -276,12 +285,10 @@ def _taken(task: str) -> dict[str, str]:
 
 
 def _canonical(name: str) -> str:
-    from dialectbench.varieties import UnknownVarietyError, registry
+    from dialectbench.varieties import registry
 
-    try:
-        return registry().get(name).name
-    except UnknownVarietyError:
-        return name
+    reg = registry()
+    return reg.get(name).name if name in reg else name
 
 
 def _entry_problems(path: Path, node: Any, cat: UserTaskCatalogue, read: bool) -> list[str]:
@@ -361,19 +368,6 @@ def _declared_keys() -> set[str]:
     from dialectbench.varieties.registry import lookup_key
 
     return {lookup_key(v.name) for item in _LOADED.values() for v in item.catalogue.varieties}
-
-
-def _user_clusters() -> set[str]:
-    from dialectbench.varieties import registry
-
-    packaged = {v.cluster for v in registry() if not _is_user(v.name)}
-    return {v.cluster for item in _LOADED.values() for v in item.catalogue.varieties} - packaged
-
-
-def _is_user(name: str) -> bool:
-    from dialectbench.varieties.registry import lookup_key
-
-    return lookup_key(name) in _declared_keys()
 
 
 def catalogue_paths(paths: list[Path] | None = None) -> list[Path]:

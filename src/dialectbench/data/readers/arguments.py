@@ -132,7 +132,7 @@ def _encoding(value: str, options: Mapping[Any, Any]) -> str | None:
     try:
         if codecs.lookup(value)._is_text_encoding:  # type: ignore[attr-defined]
             return None
-    except LookupError:
+    except (LookupError, ValueError):  # ValueError: a NUL in the name
         pass
     names = sorted(set(encodings.aliases.aliases) | set(encodings.aliases.aliases.values()))
     return f"unknown text encoding {shown(value)}{near(value.lower().replace('-', '_'), names)} (e.g. utf-8, latin-1)"
