@@ -44,7 +44,7 @@ def check_header(path: Path) -> None:
     with path.open("rb") as fh:
         head = fh.read(MAX_HEADER + 1)
     if len(head) > MAX_HEADER and b"\n" not in head and b"\r" not in head:
-        start = head[:QUOTE_LIMIT].decode("utf-8", errors="replace")
+        start = head[:QUOTE_LIMIT // 4].decode("utf-8", errors="replace")  # enough to tell what the file is
         raise DataFormatError(path, 1, f"the header line is over {MAX_HEADER:,} bytes long (it starts "
                                        f"{shown(start)}): not a delimited table")
 
