@@ -317,8 +317,8 @@ def _entry_problems(path: Path, node: Any, cat: UserTaskCatalogue, read: bool) -
             for split in sorted(e.split_names()):
                 try:
                     if not src.load(cat.task, e.variety, split):
-                        problems.append(f"{_where(path, node, ('entries', i, 'splits'))}: {e.variety}: the "
-                                        f"{split} split is empty")
+                        problems.append(f"{_where(path, node, ('entries', i, 'splits'))}: "
+                                        f"{shown(e.variety, quote=False)}: the {split} split is empty")
                 except (DataError, OSError) as err:
                     problems.append(str(err).splitlines()[0])
     return list(dict.fromkeys(problems))  # an entry's option shared by several parts is named once
@@ -345,7 +345,8 @@ def _part_problems(path: Path, node: Any, e: Any, loc: tuple[Any, ...], part: An
     for arg, ref in files.items():
         if not (path.parent / ref.path).is_file():
             key = ("file",) if part.file is not None else ("files", arg)
-            out.append(f"{_where(path, node, (*loc, *key, 'path'))}: {ref.path}: no such file under {path.parent}")
+            out.append(f"{_where(path, node, (*loc, *key, 'path'))}: {shown(ref.path, quote=False)}: no such file "
+                       f"under {path.parent}")
     return out
 
 
