@@ -466,3 +466,15 @@ def test_crlf_cr_and_mixed_line_ends_read_as_lf_does(tmp_path, name, style):
         expected = _outcome(name, tmp_path / "lf", variant)
         assert _outcome(name, tmp_path / "other", _with_line_ends(variant, style, rng)) == expected
     assert _outcome(name, tmp_path / "lf", text) and not isinstance(_outcome(name, tmp_path / "lf", text), tuple)
+
+
+def test_sdqa_qa_files_outside_the_released_layout_are_format_errors_not_index_errors(tmp_path):
+    from dialectbench.data.readers import read_sdqa_qa
+
+    shallow = _write(tmp_path, "english.dev.csv", SDQA_HEADER + "\n")
+    contexts = _write(tmp_path, "c.json", SEEDS["squad"])
+    err = _error(read_sdqa_qa, shallow, contexts, dialect="kenya")
+    assert err.path == str(shallow) and "released SD-QA layout" in err.problem
+    questions = _write(tmp_path, "sd/dev/eng/english.dev.csv", SDQA_HEADER + "\n0,11,False,who?,who,who\n")
+    err = _error(read_sdqa_qa, questions, contexts, tmp_path / "elsewhere.csv", dialect="kenya")
+    assert err.path.endswith("elsewhere.csv") and "beside its question file" in err.problem
