@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dialectbench.data.errors import DataFormatError, shown
+from dialectbench.data.errors import QUOTE_LIMIT, DataFormatError, shown
 from dialectbench.data.examples import QAExample
 from dialectbench.data.readers._io import PathLike, existing, read_text
 from dialectbench.data.readers._json import kind, load_json, load_records
@@ -34,7 +34,7 @@ def _examples(path: Path, check_spans: bool) -> Iterator[QAExample]:
     seen: set[str] = set()
     for line, record, context in _records(path):
         qid = _scalar(path, line, _need(path, line, record, "id", "question"), "question id")
-        where = f"example {shown(qid)}"
+        where = f"example {qid!r}" if len(qid) <= QUOTE_LIMIT else f"example {shown(qid)}"  # per example: cheap
         if qid in seen:
             raise DataFormatError(path, line or _line_of(path, qid), f"{where}: duplicate question id")
         seen.add(qid)
