@@ -1,10 +1,13 @@
 """Readers under hostile input: nothing but DataFormatError (with the file and, where the format has lines, the
-line) comes out, whatever the bytes; line numbers are right for LF, CRLF and CR-only files; a sentence that is not a
-tree is kept with its problem and one warning per file, and several roots a warning. Each reader also gets a bounded hypothesis run over mutated seeds."""
+line) comes out, whatever the bytes; messages quote at most ~80 characters of the input; LF, CRLF and a lone CR
+are each a line end, so a file reads the same whatever mix it has; a sentence that is not a tree is kept with its
+problem and one warning per file, and several roots a warning. Each reader also gets a bounded hypothesis run
+over mutated seeds."""
 
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import tempfile
 import warnings
@@ -16,6 +19,8 @@ from hypothesis import strategies as st
 
 from dialectbench.data.errors import DataFormatError, DataWarning
 from dialectbench.data.readers import (
+    _io,
+    _table,
     read_conllu,
     read_iob,
     read_labelled,
@@ -291,3 +296,185 @@ def test_data_warnings_print_as_one_plain_line():
         warnings.formatwarning = before
     assert text == "warning: x.conllu:3: word 2 is its own HEAD\n"
     assert "f.py:9" in other  # other warnings keep Python's format
+
+
+# ----------------------------------------------------------------- Belebele, reformatted (passages)
+PASSAGE = {"text": "the passage", "items": [{"question": "q?", "answers": [
+    {"text": "a", "correct": False}, {"text": "b", "correct": True}]}],
+    "metadata": {"dataset": "belebele", "extra": {"url": "https://x/1", "language": "eng_Latn"}}}
+MAY_BE_NULL = {("metadata",), ("metadata", "extra"), ("metadata", "extra", "url")}
+
+
+def _locations(value, at=()):
+    """Every (path, value) of a JSON structure: the places a wrong-typed value can be put."""
+    yield at, value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in items:
+        yield from _locations(child, (*at, key))
+
+
+def _replaced(value, at, new):
+    if not at:
+        return new
+    copy = json.loads(json.dumps(value))
+    box = copy
+    for key in at[:-1]:
+        box = box[key]
+    box[at[-1]] = new
+    return copy
+
+
+WRONG = [(at, new) for at, old in _locations(PASSAGE) for new in (None, 1, "s", [], {}, True)
+         if type(new) is not type(old) and at not in (("items", 0, "answers", 0, "correct"),
+                                                      ("items", 0, "answers", 1, "correct"))
+         and at[:1] != ("metadata",) or at in MAY_BE_NULL and new is not None and type(new) is not type(old)]
+
+
+@pytest.mark.parametrize("at, new", WRONG, ids=[f"{'.'.join(map(str, a)) or 'record'}={json.dumps(n)}"
+                                                 for a, n in WRONG])
+def test_passages_layout_with_a_wrong_typed_value_anywhere_is_a_format_error_at_its_line(tmp_path, at, new):
+    """Derived from the layout's structure: each value, at each depth, replaced by one of another JSON type."""
+    lines = [json.dumps(PASSAGE), json.dumps(_replaced(PASSAGE, at, new))]
+    err = _error(read_multiple_choice, _write(tmp_path, "mc.jsonl", "\n".join(lines) + "\n"), layout="passages")
+    assert err.line == 2 and err.path.endswith("mc.jsonl")
+
+
+def test_passages_layout_metadata_may_be_absent_null_or_carry_other_members(tmp_path):
+    records = [PASSAGE, {**PASSAGE, "metadata": None}, _replaced(PASSAGE, ("metadata", "extra"), None),
+               _replaced(PASSAGE, ("metadata", "extra"), {"url": "https://x/2", "other": [1, {}]}),
+               {k: v for k, v in PASSAGE.items() if k != "metadata"}]
+    path = _write(tmp_path, "mc.jsonl", "".join(json.dumps(r) + "\n" for r in records))
+    ids = [ex.example_id for ex in read_multiple_choice(path, layout="passages")]
+    assert ids == ["mc:https://x/1#1", "mc:1#1", "mc:2#1", "mc:https://x/2#1", "mc:4#1"]
+
+
+def test_passages_layout_answers_null_is_named(tmp_path):
+    record = _replaced(PASSAGE, ("items", 0, "answers"), None)
+    err = _error(read_multiple_choice, _write(tmp_path, "mc.jsonl", json.dumps(record) + "\n"), layout="passages")
+    assert err.line == 1 and "'answers' is null, not a list" in err.problem
+
+
+# ------------------------------------------------------------------------------ size and messages
+LONG = "x" * 1_000_000
+
+
+@pytest.mark.parametrize("name, text, kwargs", [
+    ("x.conllu", CONLLU.replace("\t2\tdet", f"\t{LONG}\tdet"), {}),
+    ("x.conllu", CONLLU.replace("1\tthe", f"{'1' * 100_000}\tthe"), {}),
+    ("x.bio", f"John\tQ-{LONG}\n", {}),
+    ("x.tsv", f"a text\t{LONG}\n", {"labels": ["pos"]}),
+    ("x.tsv", "\t".join(f"col{i}" for i in range(5000)) + "\nx\n", {"header": True, "text_column": "text"}),
+    ("x.jsonl", json.dumps({**PASSAGE, "items": [{"question": "q", "answers": [{"text": LONG, "correct": 1}]}]}),
+     {"layout": "passages"}),
+])
+def test_messages_quote_at_most_about_80_characters_of_the_input(tmp_path, name, text, kwargs):
+    reader = {".conllu": read_conllu, ".bio": read_iob, ".tsv": read_labelled, ".jsonl": read_multiple_choice}
+    path = _write(tmp_path, name, text)
+    err = _error(reader[path.suffix], path, **kwargs)
+    assert len(err.problem) < 400, err.problem[:500]
+
+
+def test_squad_span_mismatch_quotes_are_bounded(tmp_path):
+    record = {"id": "q" * 10_000, "context": "c" * 10_000, "question": "?",
+              "answers": {"text": ["a" * 10_000], "answer_start": [0]}}
+    err = _error(read_squad, _write(tmp_path, "flat.jsonl", json.dumps(record) + "\n"))
+    assert err.line == 1 and len(err.problem) < 600 and "10,000 characters" in err.problem
+
+
+@pytest.mark.parametrize("reader, kwargs", [
+    (read_labelled, {"header": True, "text_column": "text", "label_column": "label"}),
+    (read_pairs, {}),
+    (read_sdqa, {}),
+])
+def test_a_header_line_over_the_limit_is_refused_before_the_file_is_read(tmp_path, monkeypatch, reader, kwargs):
+    data = b"\x00" * (_io.MAX_HEADER + 1) + b"\nmore\n"
+    if reader is read_sdqa:
+        _write(tmp_path, "dev/eng/english.dev.csv", data)
+        target = tmp_path
+    else:
+        target = _write(tmp_path, "nul.tsv", data)
+
+    def never(*args, **kw):
+        raise AssertionError("the whole file was read")
+    for module in (_table, __import__("dialectbench.data.readers.sdqa", fromlist=["read_text"])):
+        monkeypatch.setattr(module, "read_text", never)
+    err = _error(reader, target, **kwargs)
+    assert err.line == 1 and "header line is over 65,536 bytes" in err.problem and len(err.problem) < 400
+
+
+def test_a_header_just_under_the_limit_still_reads(tmp_path):
+    header = "text\tlabel\t" + "x" * (_io.MAX_HEADER - 20)
+    path = _write(tmp_path, "wide.tsv", header + "\nhello\tpos\tz\n")
+    [ex] = read_labelled(path, header=True, text_column="text", label_column="label")
+    assert (ex.text, ex.label) == ("hello", "pos")
+
+
+# ------------------------------------------------------------------------------------- line ends
+def test_a_lone_cr_is_a_line_end(tmp_path):
+    assert len(list(read_labelled(_write(tmp_path, "a.txt", "aa\rbb\ncc\n"), delimiter=None, label="x"))) == 3
+    comment_cr = CONLLU.replace("# text = the cat sat\n", "# text = the cat sat\r")
+    [sentence] = read_conllu(_write(tmp_path, "c.conllu", comment_cr))
+    assert sentence.words == ("the", "cat", "sat") and sentence.text == "the cat sat"
+    [tagged] = read_iob(_write(tmp_path, "w.bio", "John B-PER\rsaw O\nParis B-LOC\n"))
+    assert tagged.tokens == ("John", "saw", "Paris") and tagged.tags == ("B-PER", "O", "B-LOC")
+
+
+EOL_SEEDS = {  # reader -> (file name, LF text, keyword arguments); a seed reads, its "bad" twin fails at a line
+    "conllu": ("x.conllu", CONLLU * 3, {}),
+    "iob": ("x.bio", "# sent_id = a\nJohn\tB-PER\nsaw\tO\n\nMary\tS-PER\nran\tO\n", {}),
+    "labelled": ("x.tsv", "id\ttext\tlabel\n1\ta b\tpos\n\n2\tc d\tneg\n3\te\tpos\n",
+                 {"header": True, "text_column": "text", "label_column": "label", "id_column": "id"}),
+    "csv": ("x.csv", 'premise,hypothesis,label\n"a, b",c,entailment\nd,"e ""f""",neutral\n', {"delimiter": ","}),
+    "lines": ("x.txt", "one\n\ntwo\nthree\n", {"delimiter": None, "label": "z", "keep_empty": True}),
+    "jsonl": ("x.jsonl", json.dumps(PASSAGE) + "\n\n" + json.dumps(PASSAGE) + "\n", {"layout": "passages"}),
+    "squad": ("x.json", json.dumps(json.loads(SEEDS["squad"]), indent=2) + "\n", {}),
+    "parallel": ("x.src", "one\ntwo\n\nfour\n", {}),
+    "sdqa": ("dev/eng/english.dev.csv", SDQA_HEADER + "\n0,11,False,who?,who,who\n1,12,False,what?,what,\n", {}),
+}
+EOL_READERS = {"conllu": read_conllu, "iob": read_iob, "labelled": read_labelled, "csv": read_pairs,
+               "lines": read_labelled, "jsonl": read_multiple_choice, "squad": read_squad}
+
+
+def _with_line_ends(text: str, style: str, rng: random.Random) -> str:
+    lines = text.split("\n")
+    if style == "mixed":  # a seeded choice per line
+        return "".join(line + rng.choice(["\n", "\r\n", "\r"]) for line in lines[:-1]) + lines[-1]
+    return text.replace("\n", style)
+
+
+def _outcome(name: str, folder: Path, text: str):
+    file, _, kwargs = EOL_SEEDS[name]
+    path = _write(folder, file, text)
+    try:
+        if name == "parallel":
+            return list(read_parallel(path, _write(folder, "x.ref", text)))
+        if name == "sdqa":
+            return list(read_sdqa(folder))
+        return list(EOL_READERS[name](path, **kwargs))
+    except DataFormatError as err:
+        return ("error", err.line, err.problem)
+
+
+@pytest.mark.parametrize("style", ["\r\n", "\r", "mixed"])
+@pytest.mark.parametrize("name", sorted(EOL_SEEDS))
+def test_crlf_cr_and_mixed_line_ends_read_as_lf_does(tmp_path, name, style):
+    """Metamorphic: the examples (and, for a broken twin, the error and its line) do not depend on line ends."""
+    rng = random.Random(25)
+    text = EOL_SEEDS[name][1]
+    broken = text.replace("\n", "\n\x00\t{\n", 2)  # a bad line after the first two lines
+    for variant in (text, broken):
+        expected = _outcome(name, tmp_path / "lf", variant)
+        assert _outcome(name, tmp_path / "other", _with_line_ends(variant, style, rng)) == expected
+    assert _outcome(name, tmp_path / "lf", text) and not isinstance(_outcome(name, tmp_path / "lf", text), tuple)
+
+
+def test_sdqa_qa_files_outside_the_released_layout_are_format_errors_not_index_errors(tmp_path):
+    from dialectbench.data.readers import read_sdqa_qa
+
+    shallow = _write(tmp_path, "english.dev.csv", SDQA_HEADER + "\n")
+    contexts = _write(tmp_path, "c.json", SEEDS["squad"])
+    err = _error(read_sdqa_qa, shallow, contexts, dialect="kenya")
+    assert err.path == str(shallow) and "released SD-QA layout" in err.problem
+    questions = _write(tmp_path, "sd/dev/eng/english.dev.csv", SDQA_HEADER + "\n0,11,False,who?,who,who\n")
+    err = _error(read_sdqa_qa, questions, contexts, tmp_path / "elsewhere.csv", dialect="kenya")
+    assert err.path.endswith("elsewhere.csv") and "beside its question file" in err.problem

@@ -59,8 +59,8 @@ def test_a_new_cluster_with_its_representative(tmp_path):
     for name in ("a.tsv", "b.tsv"):
         (tmp_path / name).write_text(TSV * 3, encoding="utf-8")
     (tmp_path / "my.yaml").write_text(HEAD + """varieties:
-  - {name: testish (a:north), cluster: testic, representative: true, speakers: 10}
-  - {name: testish (a:south), cluster: testic}
+  - {name: testish (a:north), cluster: testic, new_cluster: true, representative: true, speakers: 10}
+  - {name: testish (a:south), cluster: testic, new_cluster: true}
 entries:
   - variety: testish (a:north)
     dataset: d

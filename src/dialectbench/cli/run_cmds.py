@@ -382,9 +382,14 @@ def _use_catalogues(paths: list[Path] | None) -> None:
     from dialectbench.data.user_catalogue import UserCatalogueError, use_user_catalogues
 
     try:
-        use_user_catalogues(paths or [])
+        items = use_user_catalogues(paths or [])
     except UserCatalogueError as err:
         fail(str(err))
+    for item in items:  # a user's variety trains others only where its file says so: the run says it too
+        for v in item.catalogue.varieties:
+            if v.representative:
+                warn(f"{v.name} ({item.path}) is the in-cluster training source of cluster {v.cluster} for "
+                     f"{item.catalogue.task} (representative: true)", label="note:", style="cyan")
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,30 @@ the format has lines) and the problem, so a user can open the file at the right 
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from pathlib import Path
+
+QUOTE_LIMIT = 80  # characters of the input a message quotes
+
+
+def shown(text: str, limit: int = QUOTE_LIMIT, *, quote: bool = True) -> str:
+    """`text` for a message (its repr with `quote`), cut to its first `limit` characters: whatever the file
+    holds, a message stays one short line (a 1 GB line once made a 4-billion-character message)."""
+    cut = text[:limit]
+    out = repr(cut) if quote else cut
+    while len(out) > limit + 2 and len(cut) > 1:  # escapes ("\x00" is 4 characters) count towards the limit
+        cut = cut[:len(cut) // 2]
+        out = repr(cut) if quote else cut
+    return out if len(cut) == len(text) else f"{out}... ({len(text):,} characters)"
+
+
+def near(name: str, choices: Iterable[str], n: int = 3) -> str:
+    """"; did you mean 'x'?" for the choices closest to a misspelt name (difflib), or ""."""
+    if len(name) > 2 * QUOTE_LIMIT:  # no name is that long, and difflib's time grows with it
+        return ""
+    close = difflib.get_close_matches(name, list(choices), n=n, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
 class DataError(Exception):

@@ -225,8 +225,6 @@ class DataSource:
     def _read_part(self, task: str, entry: Entry, p: Part) -> list[Any]:
         paths = {arg: self._path(task, entry, ref) for arg, ref in p.file_args().items()}
         options = {**entry.options, **p.options}
-        if entry.format == "sdqa":
-            return _read_sdqa_qa(paths, options)
         from dialectbench.data.readers import READERS
 
         return list(READERS[entry.format](**paths, **options))
@@ -277,32 +275,6 @@ def _postprocess(entry: Entry, examples: list[Any]) -> list[Any]:
         examples = [dataclasses.replace(ex, label=m.get(ex.label, ex.label)) if hasattr(ex, "label") else ex
                     for ex in examples]
     return examples
-
-
-def _read_sdqa_qa(paths: dict[str, Path], options: dict[str, Any]) -> list[QAExample]:
-    """SD-QA transcripts of one dialect joined to their TyDi QA GoldP passage and answers."""
-    from dialectbench.data.readers import read_sdqa, read_squad
-
-    questions = paths["questions"]
-    root, lang, split = questions.parents[2], questions.parent.name, questions.parent.parent.name
-    dialect, locale = options["dialect"], options.get("asr_locale")
-    gold = {_tydi_key(ex.example_id): ex for ex in read_squad(paths["contexts"])}
-    out = []
-    for sq in read_sdqa(root, lang, split, dialects=[dialect]):
-        qa = gold.get(sq.example_id)
-        if qa is None:
-            continue
-        text = sq.transcripts.get(locale, "") if locale else next(iter(sq.transcripts.values()), "")
-        out.append(QAExample(f"{sq.example_id}:{dialect}", qa.context, text, qa.answers, qa.answer_starts))
-    return out
-
-
-def _tydi_key(example_id: str) -> str:
-    """TyDi GoldP ids ("<stem>:english-<id>-<n>", ids may be negative) -> the SD-QA id."""
-    qid = example_id.split(":", 1)[-1]
-    qid = qid.split("-", 1)[1] if "-" in qid and not qid.startswith("-") else qid
-    head, _, tail = qid.rpartition("-")
-    return head if head and tail.isdigit() else qid
 
 
 def how_to_obtain(task: str, variety: str, dataset: Any, ref: FileRef, kind: str) -> str:

@@ -6,7 +6,7 @@ does not have. File paths are relative to the YAML file's folder.
     description: Yorkshire sentiment, collected for my paper
     varieties:
       - name: english (a:yorkshire)   # the naming convention: glottolog name (a:area, r:register, ...)
-        cluster: anglic               # an existing cluster, or a new one
+        cluster: anglic               # a DialectBench cluster (or a new one, with `new_cluster: true`)
         glottocode: stan1293          # optional; speakers, mbert_seen and representative are too
     datasets:
       yorks: {name: Yorkshire sentiment, licence: CC-BY-4.0, citation: "Me (2026)"}
@@ -21,24 +21,33 @@ does not have. File paths are relative to the YAML file's folder.
 loads such files: the declared varieties join the registry (plan, analysis, report), a new cluster's
 `representative: true` variety is its in-cluster training source, and the entries join the data source.
 `dialectbench data validate my.yaml` checks a file, its data paths and its data, with line numbers.
+
+Nothing a user file says may change what the packaged benchmark does unless it says so: a cluster not in
+DialectBench is new only with `new_cluster: true` (else the near match is suggested), a user variety is a
+representative only with `representative: true`, and a variety that already has data for the task (in the
+packaged catalogue or the bundled sample suite) cannot get entries.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import typing
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from dialectbench.data.catalogue import TaskCatalogue, load_catalogue
-from dialectbench.data.errors import DataError
+from dialectbench.data.catalogue import TaskCatalogue, load_catalogue, load_catalogue_file
+from dialectbench.data.errors import DataError, DataFormatError, near, shown
 
 ENV_CATALOGUE = "DIALECTBENCH_CATALOGUE"
 _GLOTTOCODE = r"^[a-z0-9]{4}\d{4}$"
+MAX_DEPTH = 32  # levels of YAML nesting; the schema needs 8
+MAX_NODES = 100_000  # YAML values, aliases expanded (a few "billion laughs" lines would be billions)
 
 
 class UserCatalogueError(ValueError):
@@ -53,6 +62,7 @@ class UserVariety(BaseModel):
     glottocode: str | None = Field(None, pattern=_GLOTTOCODE)
     speakers: int | None = Field(None, ge=0)
     mbert_seen: bool = False
+    new_cluster: bool = False  # `cluster` is not a DialectBench cluster, on purpose (not a typo)
     representative: bool = False  # the in-cluster training source of a new cluster for this task
     note: str | None = None
 
@@ -99,24 +109,67 @@ def _pydantic_problems(path: Path, node: Any, err: ValidationError) -> list[str]
     out = []
     for e in err.errors():
         loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-        field = ".".join(str(p) for p in loc) or "(top level)"
-        out.append(f"{_where(path, node, loc)}: {field}: {e['msg']}")
+        field = ".".join(shown(str(p), quote=False) for p in loc) or "(top level)"
+        message = e["msg"]
+        if e["type"] == "extra_forbidden" and loc:
+            names = _keys_at(loc[:-1])
+            message = f"unknown key{near(str(loc[-1]), names)} (keys here: {', '.join(names)})"
+        out.append(f"{_where(path, node, loc)}: {field}: {message}")
     return out
+
+
+def _keys_at(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the schema allows at a pydantic location (to suggest the near match of a typo'd key)."""
+    hint: Any = UserTaskCatalogue
+    for part in loc:
+        if isinstance(hint, type) and issubclass(hint, BaseModel):
+            if part not in hint.model_fields:
+                return []
+            hint = hint.model_fields[part].annotation
+        else:  # list[X], dict[K, X], X | None: the element's type
+            args = [a for a in typing.get_args(hint) if a is not type(None)]
+            if not args:
+                return []
+            hint = args[-1]
+        while typing.get_origin(hint) in (typing.Union, type(int | None)):
+            hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    return list(hint.model_fields) if isinstance(hint, type) and issubclass(hint, BaseModel) else []
 
 
 # ------------------------------------------------------------------------------------------- checks
 def parse_file(path: Path) -> tuple[UserTaskCatalogue | None, Any, list[str]]:
-    """(catalogue or None, YAML node tree, problems) for one file; schema problems carry line numbers."""
+    """(catalogue or None, YAML node tree, problems) for one file; schema problems carry line numbers.
+    The text is read as every data file is (a bad byte names its line) and composed once; nesting and
+    alias expansion are bounded before anything is built from it."""
+    from dialectbench.data.readers._io import read_text
+
     if not path.is_file():
         return None, None, [f"{path}: no such file"]
-    text = path.read_text(encoding="utf-8")
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        text = read_text(path)
+    except DataFormatError as err:
+        return None, None, [str(err)]
+    loader = None
+    try:
+        loader = yaml.SafeLoader(text)  # refuses control characters here, before any parsing
+        node = loader.get_single_node()
+        too_big = _too_big(node)
+        if too_big:
+            return None, None, [f"{path}:{too_big}"]
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        return None, None, [f"{where}: not valid YAML: {getattr(err, 'problem', None) or err}"]
+        line = mark.line + 1 if mark else text.count("\n", 0, getattr(err, "position", 0)) + 1
+        where = f"{path}:{line}"
+        what = str(getattr(err, "problem", None) or err).splitlines()[0]
+        if isinstance(err, yaml.reader.ReaderError):
+            what = f"character #x{err.character:04x} is not allowed in YAML"
+        return None, None, [f"{where}: not valid YAML: {shown(what, 200, quote=False)}"]
+    except RecursionError:  # the composer recurses per level: it gives up before _too_big can look
+        return None, None, [f"{path}:1: nested too deeply (a catalogue needs 8 levels; at most {MAX_DEPTH})"]
+    finally:
+        if loader is not None:
+            loader.dispose()
     if not isinstance(data, dict):
         return None, node, [f"{path}:1: a catalogue is a mapping with task, description, datasets, entries"]
     try:
@@ -125,82 +178,176 @@ def parse_file(path: Path) -> tuple[UserTaskCatalogue | None, Any, list[str]]:
         return None, node, _pydantic_problems(path, node, err)
 
 
+def _too_big(root: Any) -> str | None:
+    """"line: problem" when the YAML nests deeper than MAX_DEPTH or holds more than MAX_NODES values once
+    its aliases are expanded (walked without recursion, counting as it goes)."""
+    stack, count = [(root, 1)], 0
+    while stack:
+        node, depth = stack.pop()
+        if node is None:
+            continue
+        count += 1
+        if depth > MAX_DEPTH:
+            return f"{node.start_mark.line + 1}: nested more than {MAX_DEPTH} levels deep (a catalogue needs 8)"
+        if count > MAX_NODES:
+            return (f"{node.start_mark.line + 1}: more than {MAX_NODES:,} values once its aliases are expanded: "
+                    "not a catalogue")
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((child, depth + 1) for pair in node.value for child in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+    return None
+
+
 def _variety_problems(path: Path, node: Any, cat: UserTaskCatalogue) -> list[str]:
     from dialectbench.varieties import MalformedVarietyName, parse_name, registry
     from dialectbench.varieties.registry import lookup_key
 
     reg, problems = registry(), []
-    declared = {}
+    paper = _paper_clusters()
+    declared: dict[str, int] = {}  # lookup key -> index of the declaration
     for i, v in enumerate(cat.varieties):
         where = _where(path, node, ("varieties", i, "name"))
         try:
             canonical = str(parse_name(v.name)).lower()
         except MalformedVarietyName as err:
-            problems.append(f"{where}: variety name {v.name!r}: {err.problem}")
+            problems.append(f"{where}: variety name {shown(v.name)}: {shown(err.problem, 200, quote=False)}")
             continue
         if canonical != v.name:
-            problems.append(f"{where}: write the variety name as {canonical!r} (the naming convention)")
-        if v.name in reg and lookup_key(v.name) not in _declared_keys():
-            problems.append(f"{where}: {v.name!r} is already a registry variety; use it in entries "
+            problems.append(f"{where}: write the variety name as {shown(canonical)} (the naming convention)")
+        key = lookup_key(v.name)
+        if key in declared:
+            first = _line_of(node, ("varieties", declared[key], "name"))
+            problems.append(f"{where}: {shown(v.name)} is declared twice (first on line {first})")
+            continue
+        declared[key] = i
+        if v.name in reg and key not in _declared_keys():
+            problems.append(f"{where}: {shown(v.name)} is already a registry variety; use it in entries "
                             "without declaring it")
-        if not re.fullmatch(r"[a-z][a-z' -]*", v.cluster):
-            problems.append(f"{_where(path, node, ('varieties', i, 'cluster'))}: cluster names are lower-case "
-                            f"words ({v.cluster!r})")
-        known_cluster = v.cluster in reg.clusters() and v.cluster not in _user_clusters()
-        if v.representative and known_cluster:
-            problems.append(f"{_where(path, node, ('varieties', i, 'representative'))}: {v.cluster!r} is a "
-                            "paper cluster; its representative is fixed by DialectBench Table 9")
-        declared[lookup_key(v.name)] = v
-    reps = [v for v in cat.varieties if v.representative]
-    for cluster in {v.cluster for v in reps}:
-        if sum(v.cluster == cluster for v in reps) > 1:
-            problems.append(f"{path}: cluster {cluster!r} has more than one representative for {cat.task}")
+        problems += _cluster_problems(path, node, i, v, paper)
+    first_rep: dict[str, int] = {}  # cluster -> its first representative
+    for i, v in enumerate(cat.varieties):
+        if v.representative and first_rep.setdefault(v.cluster, i) != i:
+            problems.append(f"{_where(path, node, ('varieties', i, 'representative'))}: cluster "
+                            f"{shown(v.cluster)} has more than one representative for {cat.task} (the first on "
+                            f"line {_line_of(node, ('varieties', first_rep[v.cluster], 'name'))})")
     for i, e in enumerate(cat.entries):
+        where = _where(path, node, ("entries", i, "variety"))
         if lookup_key(e.variety) not in declared and e.variety in reg and reg.get(e.variety).name != e.variety:
-            problems.append(f"{_where(path, node, ('entries', i, 'variety'))}: write the variety as its "
-                            f"registry name {reg.get(e.variety).name!r}")
+            problems.append(f"{where}: write the variety as its registry name {reg.get(e.variety).name!r}")
         if lookup_key(e.variety) not in declared and e.variety not in reg:
-            hints = reg.suggest(e.variety, n=3)
+            hints = reg.suggest(e.variety, n=3) if len(e.variety) < 200 else []
             hint = f"; did you mean: {', '.join(repr(h) for h in hints)}?" if hints else ""
-            problems.append(f"{_where(path, node, ('entries', i, 'variety'))}: unknown variety {e.variety!r} "
-                            f"(declare it under varieties:){hint}")
+            problems.append(f"{where}: unknown variety {shown(e.variety)} (declare it under varieties:){hint}")
     return problems
+
+
+def _cluster_problems(path: Path, node: Any, i: int, v: UserVariety, paper: set[str]) -> list[str]:
+    """A cluster is DialectBench's (then the file may not name its representative) or new on purpose."""
+    where = _where(path, node, ("varieties", i, "cluster"))
+    if not re.fullmatch(r"[a-z][a-z' -]*", v.cluster):
+        return [f"{where}: cluster names are lower-case words ({shown(v.cluster)})"]
+    if v.cluster not in paper:
+        if v.new_cluster:
+            return []
+        hint = near(v.cluster, sorted(paper))
+        return [f"{where}: unknown cluster {shown(v.cluster)}{hint} (a new cluster needs `new_cluster: true`)"]
+    out = []
+    if v.new_cluster:
+        out.append(f"{_where(path, node, ('varieties', i, 'new_cluster'))}: {v.cluster!r} is a DialectBench "
+                   "cluster, not a new one; remove new_cluster")
+    if v.representative:
+        out.append(f"{_where(path, node, ('varieties', i, 'representative'))}: {v.cluster!r} is a paper "
+                   "cluster; its representative is fixed by DialectBench Table 9")
+    return out
+
+
+def _paper_clusters() -> set[str]:
+    from dialectbench.varieties import registry
+    from dialectbench.varieties.registry import lookup_key
+
+    user = _declared_keys()
+    return {v.cluster for v in registry() if lookup_key(v.name) not in user}
+
+
+@functools.cache
+def _taken(task: str) -> dict[str, str]:
+    """Variety -> the catalogue that already has `task` data for it: a run reads one of them (the packaged
+    catalogue over a mirror, the sample suite without one), so a user entry would replace published data."""
+    from dialectbench.data.source import sample_dir
+
+    out = {e.variety: "the packaged catalogue" for e in load_catalogue(task).entries}
+    sample = sample_dir() / f"{task}.yaml"
+    if sample.is_file():
+        for e in load_catalogue_file(sample).entries:
+            out.setdefault(e.variety, "the bundled sample suite")
+    return out
+
+
+def _canonical(name: str) -> str:
+    from dialectbench.varieties import registry
+
+    reg = registry()
+    return reg.get(name).name if name in reg else name
 
 
 def _entry_problems(path: Path, node: Any, cat: UserTaskCatalogue, read: bool) -> list[str]:
-    """Entries that clash with the packaged catalogue, files that are not there, data that does not read."""
+    """Entries that clash with packaged data, reader arguments the format does not take, files that are not
+    there, data that does not read."""
     from dialectbench.data.source import DataSource
 
     problems = []
-    packaged = {e.variety for e in load_catalogue(cat.task).entries}
     src = DataSource(path.parent, {cat.task: cat}, kind="mirror")  # files under the YAML folder
     for i, e in enumerate(cat.entries):
-        if e.variety in packaged:
-            problems.append(f"{_where(path, node, ('entries', i, 'variety'))}: {e.variety!r} already has "
-                            f"{cat.task} data in the packaged catalogue; declare a new variety for your dataset "
-                            "(e.g. with an i: identifier)")
-        missing = False
+        owner = _taken(cat.task).get(_canonical(e.variety))
+        if owner:
+            problems.append(f"{_where(path, node, ('entries', i, 'variety'))}: {shown(e.variety)} already has "
+                            f"{cat.task} data in {owner}; declare a new variety for your dataset (e.g. with an "
+                            "i: identifier), so that the published data is never replaced")
+        unusable = False
         for split, parts in e.splits.items():
             for j, part in enumerate(parts):
-                for arg, ref in part.file_args().items():
-                    if not (path.parent / ref.path).is_file():
-                        key = ("file",) if arg == "path" and part.file is not None else ("files", arg)
-                        loc = ("entries", i, "splits", split, j, *key, "path")
-                        problems.append(f"{_where(path, node, loc)}: {ref.path}: no such file under "
-                                        f"{path.parent}")
-                        missing = True
+                found = _part_problems(path, node, e, ("entries", i, "splits", split, j), part)
+                problems += found
+                unusable |= bool(found)
         if "test" not in e.split_names():
-            problems.append(f"{_where(path, node, ('entries', i, 'splits'))}: {e.variety!r} has no test split; "
-                            "nothing can be evaluated on it")
-        if read and not missing:
+            problems.append(f"{_where(path, node, ('entries', i, 'splits'))}: {shown(e.variety)} has no test "
+                            "split; nothing can be evaluated on it")
+        if read and not unusable:
             for split in sorted(e.split_names()):
                 try:
                     if not src.load(cat.task, e.variety, split):
-                        problems.append(f"{_where(path, node, ('entries', i, 'splits'))}: {e.variety}: the "
-                                        f"{split} split is empty")
-                except (DataError, OSError, ValueError, TypeError) as err:
+                        problems.append(f"{_where(path, node, ('entries', i, 'splits'))}: "
+                                        f"{shown(e.variety, quote=False)}: the {split} split is empty")
+                except (DataError, OSError) as err:
                     problems.append(str(err).splitlines()[0])
-    return problems
+    return list(dict.fromkeys(problems))  # an entry's option shared by several parts is named once
+
+
+def _part_problems(path: Path, node: Any, e: Any, loc: tuple[Any, ...], part: Any) -> list[str]:
+    """One reader call's arguments (checked against the reader's signature) and files."""
+    from dialectbench.data.readers import arguments
+    from dialectbench.data.readers.sdqa import layout_problems
+
+    files, options = part.file_args(), {**e.options, **part.options}
+    out = []
+    for at, problem in arguments.problems(e.format, files, options):
+        if at[:1] == ("options",):
+            at = (*loc, *at) if at[1] in part.options else (*loc[:2], *at)
+        else:
+            at = (*loc, "file" if part.file is not None else "files", *at[1:])
+        out.append(f"{_where(path, node, at)}: {problem}")
+    if e.format == "sdqa" and not out:
+        meta = files.get("metadata")
+        for arg, problem in layout_problems(PurePosixPath(files["questions"].path),
+                                            PurePosixPath(meta.path) if meta else None, options["dialect"]):
+            out.append(f"{_where(path, node, (*loc, 'files', arg, 'path'))}: {problem}")
+    for arg, ref in files.items():
+        if not (path.parent / ref.path).is_file():
+            key = ("file",) if part.file is not None else ("files", arg)
+            out.append(f"{_where(path, node, (*loc, *key, 'path'))}: {shown(ref.path, quote=False)}: no such file "
+                       f"under {path.parent}")
+    return out
 
 
 def validate_file(path: str | Path, *, read: bool = True) -> tuple[UserTaskCatalogue | None, list[str]]:
@@ -222,19 +369,6 @@ def _declared_keys() -> set[str]:
     from dialectbench.varieties.registry import lookup_key
 
     return {lookup_key(v.name) for item in _LOADED.values() for v in item.catalogue.varieties}
-
-
-def _user_clusters() -> set[str]:
-    from dialectbench.varieties import registry
-
-    packaged = {v.cluster for v in registry() if not _is_user(v.name)}
-    return {v.cluster for item in _LOADED.values() for v in item.catalogue.varieties} - packaged
-
-
-def _is_user(name: str) -> bool:
-    from dialectbench.varieties.registry import lookup_key
-
-    return lookup_key(name) in _declared_keys()
 
 
 def catalogue_paths(paths: list[Path] | None = None) -> list[Path]:
@@ -273,6 +407,7 @@ def _register(cat: UserTaskCatalogue) -> None:
         variety = Variety.parse(v.name, cluster=v.cluster, glottocode=v.glottocode, tasks=frozenset({cat.task}),
                                 mbert_seen=v.mbert_seen, speakers=v.speakers)
         reg.add(variety)
+        tasks_mod.registry.USER_VARIETIES.add(reg.get(v.name).name)
         if v.representative:
             tasks_mod.registry.USER_REPRESENTATIVES[(cat.task, v.cluster)] = reg.get(v.name)
     for e in cat.entries:  # a registry variety that gains a task through the user's data
@@ -298,6 +433,7 @@ def reset() -> None:
 
     _LOADED.clear()
     tasks_mod.registry.USER_REPRESENTATIVES.clear()
+    tasks_mod.registry.USER_VARIETIES.clear()
     registry.cache_clear()
     tasks_mod.registry._table9.cache_clear()
 

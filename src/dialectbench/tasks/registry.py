@@ -150,6 +150,8 @@ def representatives(task: str | None = None) -> list[Representative]:
 
 # (task, cluster) -> representative declared by a user catalogue for a cluster Table 9 does not have
 USER_REPRESENTATIVES: dict[tuple[str, str], Variety] = {}
+# names of the varieties user catalogues declared: never a cluster's representative by default
+USER_VARIETIES: set[str] = set()
 
 
 def _representative(task: str, cluster: str) -> Representative:
@@ -158,8 +160,8 @@ def _representative(task: str, cluster: str) -> Representative:
         return Representative(task, cluster, table9[(task, cluster)], "table 9")
     if (task, cluster) in USER_REPRESENTATIVES:
         return Representative(task, cluster, USER_REPRESENTATIVES[(task, cluster)], "user catalogue")
-    members = registry().varieties(task=task, cluster=cluster)
-    if len(members) == 1:
+    members = [v for v in registry().varieties(task=task, cluster=cluster) if v.name not in USER_VARIETIES]
+    if len(members) == 1:  # a user's variety represents a cluster only where its file says representative: true
         return Representative(task, cluster, members[0], "sole variety")
     raise LookupError(f"cluster {cluster!r} has {len(members)} {task} varieties and no Table 9 representative")
 

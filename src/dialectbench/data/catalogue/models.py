@@ -14,10 +14,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from dialectbench.data.errors import near, shown
+
 TASK_IDS = ("dep", "pos", "ner", "did", "sa", "tc", "nli", "mrc", "eqa", "mt-dialect", "mt-region")
 SPLITS = ("train", "dev", "test")
 FORMATS = ("conllu", "iob", "labelled", "pairs", "multiple_choice", "squad", "parallel", "sdqa")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class _Strict(BaseModel):
@@ -37,7 +40,7 @@ class HFFile(_Strict):
     @model_validator(mode="after")
     def _file_or_split(self) -> HFFile:
         if not self.file and not (self.config and self.split):
-            raise ValueError(f"{self.repo}: give `file`, or `config` and `split`")
+            raise ValueError(f"{shown(self.repo, quote=False)}: give `file`, or `config` and `split`")
         return self
 
     @property
@@ -57,15 +60,20 @@ class FileRef(_Strict):
     @field_validator("path", "member")
     @classmethod
     def _relative(cls, v: str | None) -> str | None:
-        if v is not None and (v.startswith("/") or ".." in v.split("/") or "\\" in v):
-            raise ValueError(f"must be a relative path without '..': {v!r}")
+        if v is None:
+            return v
+        if v.startswith("/") or ".." in v.split("/") or "\\" in v:
+            raise ValueError(f"must be a relative path without '..': {shown(v)}")
+        if not v or _CONTROL.search(v) or any(len(part.encode()) > 255 for part in v.split("/")):
+            raise ValueError(f"not a usable file name (empty, a control character, or a part over 255 bytes): "
+                             f"{shown(v)}")
         return v
 
     @field_validator("sha256")
     @classmethod
     def _hex(cls, v: str | None) -> str | None:
         if v is not None and not _SHA256.match(v):
-            raise ValueError(f"sha256 must be 64 lower-case hex digits, got {v!r}")
+            raise ValueError(f"sha256 must be 64 lower-case hex digits, got {shown(v)}")
         return v
 
     @model_validator(mode="after")
@@ -139,11 +147,11 @@ class Entry(_Strict):
     @model_validator(mode="after")
     def _derive_needs_all(self) -> Entry:
         if ("all" in self.splits) != (self.derive is not None):
-            raise ValueError(f"{self.variety}: split `all` and `derive` go together")
+            raise ValueError(f"{shown(self.variety, quote=False)}: split `all` and `derive` go together")
         if "all" in self.splits and len(self.splits) > 1:
-            raise ValueError(f"{self.variety}: split `all` cannot be mixed with named splits")
+            raise ValueError(f"{shown(self.variety, quote=False)}: split `all` cannot be mixed with named splits")
         if any(not parts for parts in self.splits.values()):
-            raise ValueError(f"{self.variety}: a split needs at least one part")
+            raise ValueError(f"{shown(self.variety, quote=False)}: a split needs at least one part")
         return self
 
     def split_names(self) -> set[str]:
@@ -163,7 +171,7 @@ class Dataset(_Strict):
     @model_validator(mode="after")
     def _obtain_if_private(self) -> Dataset:
         if not self.public and not self.obtain:
-            raise ValueError(f"{self.name}: a dataset that is not public needs `obtain`")
+            raise ValueError(f"{shown(self.name, quote=False)}: a dataset that is not public needs `obtain`")
         return self
 
 
@@ -178,9 +186,10 @@ class TaskCatalogue(_Strict):
         seen: set[str] = set()
         for e in self.entries:
             if e.dataset not in self.datasets:
-                raise ValueError(f"{self.task}/{e.variety}: unknown dataset {e.dataset!r}")
+                raise ValueError(f"{self.task}/{shown(e.variety, quote=False)}: unknown dataset {shown(e.dataset)}"
+                                 + near(e.dataset, self.datasets))
             if e.variety in seen:
-                raise ValueError(f"{self.task}: variety {e.variety!r} listed twice")
+                raise ValueError(f"{self.task}: variety {shown(e.variety)} listed twice")
             seen.add(e.variety)
         return self
 

@@ -56,8 +56,32 @@ def _json_lines(path: Path) -> list[tuple[int | None, dict]]:
     return records
 
 
-def field(path: Path, line: int | None, record: dict, key: str, where: str) -> Any:
-    """record[key], or a DataFormatError naming the record when it is missing."""
+def field(path: Path, line: int | None, record: Any, key: str, where: str) -> Any:
+    """record[key], or a DataFormatError naming the record when it is missing or not an object."""
+    if not isinstance(record, dict):
+        raise DataFormatError(path, line, f"{where}: expected an object, found {kind(record)}")
     if key not in record:
         raise DataFormatError(path, line, f"{where}: missing field {key!r}")
     return record[key]
+
+
+def kind(value: Any) -> str:
+    """What a JSON value is, for messages ("a list", "null")."""
+    return "null" if value is None else {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+                                          int: "a number", float: "a number"}.get(type(value), "a value")
+
+
+def text_field(path: Path, line: int | None, record: Any, key: str, where: str) -> str:
+    """record[key] when it is a string; else a DataFormatError (a null or a list must not become "None")."""
+    value = field(path, line, record, key, where)
+    if not isinstance(value, str):
+        raise DataFormatError(path, line, f"{where}: {key!r} is {kind(value)}, not a string")
+    return value
+
+
+def list_field(path: Path, line: int | None, record: Any, key: str, where: str) -> list:
+    """record[key] when it is a list; else a DataFormatError."""
+    value = field(path, line, record, key, where)
+    if not isinstance(value, list):
+        raise DataFormatError(path, line, f"{where}: {key!r} is {kind(value)}, not a list")
+    return value

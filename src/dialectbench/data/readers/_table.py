@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dialectbench.data.errors import DataFormatError
-from dialectbench.data.readers._io import numbered_lines, read_text
+from dialectbench.data.errors import DataFormatError, near, shown
+from dialectbench.data.readers._io import check_header, numbered_lines, read_text
 
 Column = int | str
 
@@ -31,9 +31,10 @@ class Table:
         """Resolve a column name (needs a header) or index (negative counts from the end) to an index."""
         if isinstance(column, str):
             if self.header is None:
-                raise DataFormatError(path, 1, f"{what} column {column!r} is named but the file has no header")
+                raise DataFormatError(path, 1, f"{what} column {shown(column)} is named but the file has no header")
             if column not in self.header:
-                raise DataFormatError(path, 1, f"{what} column {column!r} not in header {self.header}")
+                raise DataFormatError(path, 1, f"{what} column {shown(column)} not in header "
+                                               f"{_columns(self.header)}{near(column, self.header)}")
             return self.header.index(column)
         width = self.width or 0
         index = column + width if column < 0 else column
@@ -46,6 +47,8 @@ def read_table(path: Path, *, delimiter: str, header: bool, quoting: bool | None
                encoding: str = "utf-8") -> Table:
     """All rows of a delimited file. quoting None = CSV-style quotes only when the delimiter is ','.
     Blank lines are skipped but counted in `Row.index`."""
+    if header:
+        check_header(path)
     text = read_text(path, encoding)
     use_quotes = delimiter == "," if quoting is None else quoting
     raw = _quoted_rows(path, text, delimiter) if use_quotes else _plain_rows(text, delimiter)
@@ -65,6 +68,12 @@ def read_table(path: Path, *, delimiter: str, header: bool, quoting: bool | None
     return Table(head, rows, width)
 
 
+def _columns(header: list[str]) -> str:
+    """The header's names for a message, at most ~80 characters of them."""
+    text = ", ".join(repr(name) for name in header[:20])
+    return f"[{shown(text, quote=False)}{', ...' if len(header) > 20 else ''}] ({len(header)} columns)"
+
+
 def _plain_rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str] | None]]:
     for line, content in numbered_lines(text):
         yield line, (content.split(delimiter) if content.strip() else None)
@@ -76,9 +85,9 @@ def _quoted_rows(path: Path, text: str, delimiter: str) -> Iterator[tuple[int, l
 
 
 def csv_rows(path: Path, text: str, delimiter: str = ",") -> Iterator[tuple[int, list[str]]]:
-    """(line where the record starts, fields) of CSV text. Lines are counted on "\n" only (newline="\n":
-    a stray CR is not a line end here either, as for `numbered_lines`), and every csv.Error (bad quoting,
-    a field over csv's 131,072-character limit, a NUL) is a DataFormatError at the line it is on."""
+    """(line where the record starts, fields) of `read_text`'s CSV text (every line end is "\n" there, also
+    inside quoted fields), and every csv.Error (bad quoting, a field over csv's 131,072-character limit, a
+    NUL) is a DataFormatError at the line it is on."""
     reader = csv.reader(io.StringIO(text, newline="\n"), delimiter=delimiter, strict=True)
     line = 1
     while True:

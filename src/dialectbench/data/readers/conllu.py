@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dialectbench.data.errors import DataFormatError, DataWarning
+from dialectbench.data.errors import DataFormatError, DataWarning, shown
 from dialectbench.data.examples import Sentence
 from dialectbench.data.readers._io import IdMaker, PathLike, ascii_int, existing, read_text
 
@@ -102,9 +102,7 @@ def _sentence(block: _Block, example_id: str) -> Sentence:
 
 def _blocks(path: Path, unannotated_heads: bool = False) -> Iterator[_Block]:
     block: _Block | None = None
-    lines = read_text(path).split("\n")
-    for number, line in enumerate(lines, 1):
-        line = line.removesuffix("\r")
+    for number, line in enumerate(read_text(path).split("\n"), 1):
         if not line or line.isspace():
             if block is not None:
                 yield _finish(path, block)
@@ -140,21 +138,21 @@ def _token_line(path: Path, number: int, line: str, block: _Block, unannotated_h
     expected = len(block.words) + 1
     if tid.isdigit():
         if ascii_int(tid) != expected:
-            raise DataFormatError(path, number, f"word id {tid} out of order (expected {expected})")
+            raise DataFormatError(path, number, f"word id {shown(tid, quote=False)} out of order (expected {expected})")
         _word(path, number, cols, block, expected, unannotated_heads)
     elif "-" in tid:
         _range(path, number, tid, block, expected)
     elif "." in tid:
         _empty_node(path, number, tid, expected - 1)
     else:
-        raise DataFormatError(path, number, f"bad id {tid!r} (expected an integer, a range a-b or n.k)")
+        raise DataFormatError(path, number, f"bad id {shown(tid)} (expected an integer, a range a-b or n.k)")
 
 
 def _word(path: Path, number: int, cols: list[str], block: _Block, wid: int,
           unannotated_heads: bool = False) -> None:
     head = UNANNOTATED if cols[6] == "_" and unannotated_heads else ascii_int(cols[6])
     if head is None:
-        raise DataFormatError(path, number, f"HEAD {cols[6]!r} of word {wid} is not a non-negative integer")
+        raise DataFormatError(path, number, f"HEAD {shown(cols[6])} of word {wid} is not a non-negative integer")
     if wid > block.range_end:
         block.n_tokens += 1
     block.words.append(cols[1])
@@ -167,12 +165,12 @@ def _word(path: Path, number: int, cols: list[str], block: _Block, wid: int,
 def _range(path: Path, number: int, tid: str, block: _Block, expected: int) -> None:
     first, last = (ascii_int(part) for part in tid.partition("-")[::2])
     if first is None or last is None:
-        raise DataFormatError(path, number, f"bad multiword-token range {tid!r}")
+        raise DataFormatError(path, number, f"bad multiword-token range {shown(tid)}")
     if first != expected or last <= first:
-        raise DataFormatError(path, number, f"multiword-token range {tid} does not start at word {expected} "
+        raise DataFormatError(path, number, f"multiword-token range {shown(tid, quote=False)} does not start at word {expected} "
                                             "or does not span two words or more")
     if expected <= block.range_end:
-        raise DataFormatError(path, number, f"multiword-token range {tid} overlaps the previous one")
+        raise DataFormatError(path, number, f"multiword-token range {shown(tid, quote=False)} overlaps the previous one")
     block.range_end = last
     block.n_tokens += 1
 
@@ -180,7 +178,7 @@ def _range(path: Path, number: int, tid: str, block: _Block, expected: int) -> N
 def _empty_node(path: Path, number: int, tid: str, last_word: int) -> None:
     major, minor = (ascii_int(part) for part in tid.partition(".")[::2])
     if major is None or minor is None or major != last_word or minor == 0:
-        raise DataFormatError(path, number, f"empty node {tid} does not follow word {last_word}")
+        raise DataFormatError(path, number, f"empty node {shown(tid, quote=False)} does not follow word {last_word}")
 
 
 def _finish(path: Path, block: _Block) -> _Block:

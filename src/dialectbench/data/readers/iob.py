@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from dialectbench.data.errors import DataFormatError
+from dialectbench.data.errors import DataFormatError, shown
 from dialectbench.data.examples import TaggedSentence
 from dialectbench.data.readers._io import IdMaker, PathLike, existing, numbered_lines, read_text
 
@@ -106,5 +106,5 @@ def _misc_token(path: Path, number: int, fields: list[str], key: str) -> tuple[s
 
 def _check_tag(path: Path, number: int, tag: str) -> str:
     if not _TAG.fullmatch(tag):
-        raise DataFormatError(path, number, f"bad tag {tag!r} (expected O or B-/I-/E-/S-TYPE)")
+        raise DataFormatError(path, number, f"bad tag {shown(tag)} (expected O or B-/I-/E-/S-TYPE)")
     return tag

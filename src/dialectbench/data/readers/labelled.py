@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dialectbench.data.errors import DataFormatError
+from dialectbench.data.errors import DataFormatError, shown
 from dialectbench.data.examples import TextExample
 from dialectbench.data.readers._io import PathLike, ascii_int, existing, numbered_lines, read_text
 from dialectbench.data.readers._table import Column, Row, Table, read_table
@@ -83,7 +83,7 @@ class _Spec:
                    None if label is None else table.column(path, label, "label"),
                    None if ident is None else table.column(path, ident, "id"), conditions, split_last, delimiter)
         if split_last and spec.text != 0:
-            raise ValueError("split_last needs the text in column 0")
+            raise DataFormatError(path, 1, f"split_last needs the text in column 0 (the text column is {spec.text})")
         if spec.label == spec.text:
             raise DataFormatError(path, 1, f"the label column is the text column (rows have {table.width} "
                                            "field(s)); give label=..., label_column=None or a delimiter")
@@ -114,7 +114,7 @@ def _subset_indices(subset: PathLike | Sequence[int]) -> Iterator[tuple[Path | N
             if content.strip():
                 index = ascii_int(content.strip())
                 if index is None:
-                    raise DataFormatError(source, line, f"expected a row index, found {content.strip()[:40]!r}")
+                    raise DataFormatError(source, line, f"expected a row index, found {shown(content.strip())}")
                 yield source, line, index
     else:
         for index in subset:
@@ -131,7 +131,7 @@ def _examples(path: Path, rows: list[Row], spec: _Spec, width: int | None, label
         if label_map is not None:
             value = label_map.get(value, value)
         if labels is not None and value not in labels:
-            raise DataFormatError(path, row.line, f"label {value!r} is not one of {sorted(labels)}")
+            raise DataFormatError(path, row.line, f"label {shown(value)} is not one of {sorted(labels)}")
         key = fields[spec.ident].strip() if spec.ident is not None else str(row.index)
         yield TextExample(f"{path.stem}:{key}", fields[spec.text].strip(), value)
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any, Literal
 
 from dialectbench.data.errors import DataFormatError
 from dialectbench.data.examples import MultipleChoiceExample
 from dialectbench.data.readers._io import PathLike, ascii_int, existing
-from dialectbench.data.readers._json import field, load_records
+from dialectbench.data.readers._json import field, kind, list_field, load_records, text_field
 
 BELEBELE_OPTIONS = ("mc_answer1", "mc_answer2", "mc_answer3", "mc_answer4")
 
@@ -18,7 +19,7 @@ def read_multiple_choice(path: PathLike, *, passage_key: str = "flores_passage",
                          option_keys: Sequence[str] = BELEBELE_OPTIONS,
                          answer_key: str = "correct_answer_num", answer_base: int = 1,
                          id_keys: Sequence[str] = ("link", "question_number"),
-                         layout: str = "questions") -> Iterator[MultipleChoiceExample]:
+                         layout: Literal["questions", "passages"] = "questions") -> Iterator[MultipleChoiceExample]:
     """Yield MultipleChoiceExamples; `answer` is 0-based (the file's number minus `answer_base`).
     layout "passages": one record per passage, `{"text", "items": [{"question", "answers": [{"text",
     "correct"}...]}...], "metadata": {"extra": {"url"}}}` (a re-formatted Belebele copy); the ids are then
@@ -56,20 +57,35 @@ def _answer(path: Path, line: int | None, raw: object, base: int, n_options: int
     return number - base
 
 
-
 def _passage_examples(path: Path) -> Iterator[MultipleChoiceExample]:
+    """Every container is checked for its JSON type: a null `answers`, an `items` entry that is a string or a
+    `metadata` that is a list is a DataFormatError at its line, never a TypeError (nor a silent skip)."""
     for position, (line, record) in enumerate(load_records(path)):
         where = f"record {position}"
-        passage = str(field(path, line, record, "text", where))
-        items = field(path, line, record, "items", where)
-        extra = (record.get("metadata") or {}).get("extra") or {}
-        link = str(extra.get("url") or position)
-        for number, item in enumerate(items if isinstance(items, list) else [], 1):
+        passage = text_field(path, line, record, "text", where)
+        items = list_field(path, line, record, "items", where)
+        link = _link(path, line, record, where) or str(position)
+        for number, item in enumerate(items, 1):
             here = f"{where}, question {number}"
-            answers = field(path, line, item, "answers", here)
-            correct = [i for i, a in enumerate(answers) if isinstance(a, dict) and a.get("correct") is True]
+            answers = list_field(path, line, item, "answers", here)
+            options = tuple(text_field(path, line, a, "text", f"{here}, answer {i}")
+                            for i, a in enumerate(answers, 1))
+            correct = [i for i, a in enumerate(answers) if a.get("correct") is True]
             if len(correct) != 1:
                 raise DataFormatError(path, line, f"{here}: {len(correct)} answers marked correct (expected 1)")
-            options = tuple(str(field(path, line, a, "text", here)) for a in answers)
             yield MultipleChoiceExample(f"{path.stem}:{link}#{number}", passage,
-                                        str(field(path, line, item, "question", here)), options, correct[0])
+                                        text_field(path, line, item, "question", here), options, correct[0])
+
+
+def _link(path: Path, line: int | None, record: dict, where: str) -> str | None:
+    """metadata.extra.url, the passage's id in the official layout (None when the record has none)."""
+    value: Any = record
+    name = ""
+    for key, want in (("metadata", dict), ("extra", dict), ("url", str)):
+        value, name = value.get(key), f"{name}.{key}" if name else key
+        if value is None:
+            return None
+        if not isinstance(value, want):
+            raise DataFormatError(path, line, f"{where}: {name} is {kind(value)}, not "
+                                              f"{'an object' if want is dict else 'a string'}")
+    return value or None

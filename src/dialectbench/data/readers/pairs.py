@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
-from dialectbench.data.errors import DataFormatError
+from dialectbench.data.errors import DataFormatError, shown
 from dialectbench.data.examples import PairExample
 from dialectbench.data.readers._io import PathLike, existing
 from dialectbench.data.readers._json import load_records
@@ -97,5 +97,5 @@ def _pairs(path: Path, rows, label_map, labels) -> Iterator[PairExample]:
         if label_map is not None:
             label = label_map.get(label, label)
         if labels is not None and label not in labels:
-            raise DataFormatError(path, line, f"label {label!r} is not one of {sorted(labels)}")
+            raise DataFormatError(path, line, f"label {shown(label)} is not one of {sorted(labels)}")
         yield PairExample(f"{path.stem}:{ident if ident else index}", premise, hypothesis, label)

@@ -19,12 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
-from dialectbench.data.errors import DataFormatError
-from dialectbench.data.examples import SpokenQuestion
-from dialectbench.data.readers._io import PathLike, ascii_int, read_text
+from dialectbench.data.errors import DataFormatError, shown
+from dialectbench.data.examples import QAExample, SpokenQuestion
+from dialectbench.data.readers._io import PathLike, ascii_int, check_header, existing, read_text
 from dialectbench.data.readers._table import csv_rows
+from dialectbench.data.readers.squad import read_squad
 
 _FIXED = ("", "ID")
 _SPLIT_MARKER = re.compile(r"in XOR \S+")  # "in XOR dev" / "in XOR test": which rows XOR-TyDi also holds
@@ -57,8 +58,9 @@ def read_sdqa(root: PathLike, lang: str = "eng", split: str = "dev", *,
     wanted = set(columns) if dialects is None else set(dialects)
     unknown = wanted - set(columns)
     if unknown:
-        raise DataFormatError(table, 1, f"no transcript columns for dialect(s) {', '.join(sorted(unknown))}; "
-                                        f"available: {', '.join(sorted(columns))}")
+        raise DataFormatError(table, 1, f"no transcript columns for dialect(s) "
+                                        f"{shown(', '.join(sorted(unknown)), quote=False)}; available: "
+                                        f"{shown(', '.join(sorted(columns)), quote=False)}")
     speakers = {d: _speakers(folder / d / "metadata.csv") for d in columns if d in wanted}
     return _questions(table, header, rows, gold, {d: columns[d] for d in columns if d in wanted}, speakers,
                       keep_missing)
@@ -81,6 +83,7 @@ def _question_file(folder: Path, split: str) -> Path:
 
 
 def _rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    check_header(path)
     rows = list(csv_rows(path, read_text(path)))
     if not rows:
         raise DataFormatError(path, 1, "empty file (expected a header row)")
@@ -117,7 +120,7 @@ def _questions(path: Path, header: list[str], rows: list[tuple[int, list[str]]],
         if not qid or not question:
             raise DataFormatError(path, line, "missing ID or gold question")
         if qid in seen:
-            raise DataFormatError(path, line, f"duplicate ID {qid}")
+            raise DataFormatError(path, line, f"duplicate ID {shown(qid)}")
         seen.add(qid)
         for dialect, models in columns.items():
             transcripts = {m: fields[i].strip() for m, i in models.items()}
@@ -138,7 +141,7 @@ def _speakers(path: Path) -> dict[str, _Speaker]:
     need = ("example_id", "user_id", "gender", "age")
     missing = [c for c in need if c not in header]
     if missing:
-        raise DataFormatError(path, 1, f"missing column(s) {missing} in the header")
+        raise DataFormatError(path, 1, f"missing column(s) {', '.join(missing)} in the header")
     index = [header.index(c) for c in need]
     grouped: dict[str, list[_Speaker]] = {}
     for line, fields in rows:
@@ -164,3 +167,48 @@ def _agree(found: list[_Speaker]) -> _Speaker:
         return values[0] if len(set(values)) == 1 else None
     return _Speaker(same([s.speaker_id for s in found]), same([s.gender for s in found]),
                     same([s.age for s in found]))
+
+
+def read_sdqa_qa(questions: PathLike, contexts: PathLike, metadata: PathLike | None = None, *, dialect: str,
+                 asr_locale: str | None = None) -> Iterator[QAExample]:
+    """The catalogue's `sdqa` format: one dialect's SD-QA transcripts joined to their TyDi QA GoldP passage
+    and answers (`contexts`, SQuAD JSON); the question is the `asr_locale` transcript (default: the first).
+    `questions` and `metadata` must lie in the released layout (`layout_problems`); example_id is
+    "<TyDi id>:<dialect>"."""
+    files = {"questions": PurePath(questions), "metadata": None if metadata is None else PurePath(metadata)}
+    for arg, problem in layout_problems(files["questions"], files["metadata"], dialect):
+        raise DataFormatError(files[arg] or questions, None, problem)
+    return _joined(existing(questions), existing(contexts), dialect, asr_locale)
+
+
+def _joined(questions: Path, contexts: Path, dialect: str, asr_locale: str | None) -> Iterator[QAExample]:
+    gold = {_tydi_key(ex.example_id): ex for ex in read_squad(contexts)}
+    root, lang, split = questions.parents[2], questions.parent.name, questions.parent.parent.name
+    for sq in read_sdqa(root, lang, split, dialects=[dialect]):
+        qa = gold.get(sq.example_id)
+        if qa is not None:
+            text = sq.transcripts.get(asr_locale, "") if asr_locale else next(iter(sq.transcripts.values()), "")
+            yield QAExample(f"{sq.example_id}:{dialect}", qa.context, text, qa.answers, qa.answer_starts)
+
+
+def layout_problems(questions: PurePath, metadata: PurePath | None, dialect: str) -> list[tuple[str, str]]:
+    """(file argument, problem) where `read_sdqa_qa`'s files are not in the released layout
+    <root>/<split>/<lang>/<language>.<split>.csv and <root>/<split>/<lang>/<dialect>/metadata.csv (read_sdqa
+    finds the files by that layout, so a file elsewhere would be silently ignored)."""
+    parts = questions.parts
+    if len(parts) < 3 or not questions.name.endswith(f".{parts[-3]}.csv"):
+        return [("questions", f"{shown(str(questions))} is not <root>/<split>/<lang>/<language>.<split>.csv "
+                 + "(the released SD-QA layout, e.g. sd-qa/dev/eng/english.dev.csv)")]
+    expected = questions.parent / dialect / "metadata.csv"
+    if metadata is not None and metadata != expected:
+        return [("metadata", f"{shown(str(metadata))} is not {shown(str(expected))} (the dialect's metadata "
+                 + "beside its question file)")]
+    return []
+
+
+def _tydi_key(example_id: str) -> str:
+    """TyDi GoldP ids ("<stem>:english-<id>-<n>", ids may be negative) -> the SD-QA id."""
+    qid = example_id.split(":", 1)[-1]
+    qid = qid.split("-", 1)[1] if "-" in qid and not qid.startswith("-") else qid
+    head, _, tail = qid.rpartition("-")
+    return head if head and tail.isdigit() else qid

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dialectbench.data.errors import DataFormatError
+from dialectbench.data.errors import QUOTE_LIMIT, DataFormatError, shown
 from dialectbench.data.examples import QAExample
 from dialectbench.data.readers._io import PathLike, existing, read_text
-from dialectbench.data.readers._json import load_json, load_records
+from dialectbench.data.readers._json import kind, load_json, load_records
 
 
 def read_squad(path: PathLike, *, check_spans: bool = True) -> Iterator[QAExample]:
@@ -34,7 +34,7 @@ def _examples(path: Path, check_spans: bool) -> Iterator[QAExample]:
     seen: set[str] = set()
     for line, record, context in _records(path):
         qid = _scalar(path, line, _need(path, line, record, "id", "question"), "question id")
-        where = f"example {qid!r}"
+        where = f"example {qid!r}" if len(qid) <= QUOTE_LIMIT else f"example {shown(qid)}"  # per example: cheap
         if qid in seen:
             raise DataFormatError(path, line or _line_of(path, qid), f"{where}: duplicate question id")
         seen.add(qid)
@@ -72,7 +72,7 @@ def _list(path: Path, value: Any, name: str) -> list:
 
 def _need(path: Path, line: int | None, record: Any, key: str, where: str) -> Any:
     if not isinstance(record, dict):
-        raise DataFormatError(path, line, f"{where}: expected an object, found {_kind(record)}")
+        raise DataFormatError(path, line, f"{where}: expected an object, found {kind(record)}")
     if key not in record:
         raise DataFormatError(path, line, f"{where}: missing field {key!r}")
     return record[key]
@@ -80,20 +80,15 @@ def _need(path: Path, line: int | None, record: Any, key: str, where: str) -> An
 
 def _text(path: Path, line: int | None, value: Any, what: str) -> str:
     if not isinstance(value, str):
-        raise DataFormatError(path, line, f"{what} is {_kind(value)}, not a string")
+        raise DataFormatError(path, line, f"{what} is {kind(value)}, not a string")
     return value
 
 
 def _scalar(path: Path, line: int | None, value: Any, what: str) -> str:
     """An id: a string or an integer (some exports write numeric ids), as text."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise DataFormatError(path, line, f"{what} is {_kind(value)}, not a string")
+        raise DataFormatError(path, line, f"{what} is {kind(value)}, not a string")
     return str(value)
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-                                          int: "a number", float: "a number"}.get(type(value), "a value")
 
 
 def _answers(path: Path, line: int | None, record: dict, where: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
@@ -107,17 +102,17 @@ def _answers(path: Path, line: int | None, record: dict, where: str) -> tuple[tu
         texts = [_need(path, line, a, "text", f"{where}: answer") for a in answers]
         starts = [_need(path, line, a, "answer_start", f"{where}: answer") for a in answers]
     else:
-        raise DataFormatError(path, line, f"{where}: answers is {_kind(answers)}, not a list or an object")
+        raise DataFormatError(path, line, f"{where}: answers is {kind(answers)}, not a list or an object")
     texts = [_text(path, line, t, f"{where}: answer text") for t in texts]
     for start in starts:
         if not isinstance(start, int) or isinstance(start, bool):
-            raise DataFormatError(path, line, f"{where}: answer_start {start!r} is not an integer")
+            raise DataFormatError(path, line, f"{where}: answer_start is {kind(start)}, not an integer")
     return tuple(texts), tuple(starts)
 
 
 def _list_field(path: Path, line: int | None, value: Any, what: str) -> list:
     if not isinstance(value, list):
-        raise DataFormatError(path, line, f"{what} is {_kind(value)}, not a list")
+        raise DataFormatError(path, line, f"{what} is {kind(value)}, not a list")
     return value
 
 
@@ -127,8 +122,8 @@ def _check(path: Path, line: int | None, qid: str, context: str, texts: tuple[st
         found = context[start:start + len(text)] if 0 <= start <= len(context) else ""
         if found != text:
             raise DataFormatError(path, line or _line_of(path, qid),
-                                  f"example {qid!r}: answer {text!r} does not match the context at "
-                                  f"answer_start {start} (context there: {found!r})")
+                                  f"example {shown(qid)}: answer {shown(text)} does not match the context at "
+                                  f"answer_start {start} (context there: {shown(found)})")
 
 
 def _line_of(path: Path, qid: str) -> int | None:
