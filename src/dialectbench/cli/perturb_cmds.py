@@ -136,7 +136,7 @@ def rules_cmd(profile: str | None = ONLY_PROFILE_OPT, fmt: Format = FORMAT_OPTIO
     for rid, spec in rule_specs().items():
         if profile and rid not in chosen[0].features:
             continue
-        row = {"rule": rid, "ewave": spec.ewave, "feature": spec.feature,
+        row = {"rule": rid, "ewave": "-" if spec.ewave is None else spec.ewave, "feature": spec.feature,
                **{p.id: p.features.get(rid, "-") for p in chosen}}
         if profile:
             row["rate"] = chosen[0].rates()[rid]
