@@ -252,7 +252,7 @@ def test_invariant_tags_and_particles_on_ewt_at_real_rates(ewt, shared_data):
     particles = {"lah", "la", "leh", "lor", "loh", "meh", "mah", "ma", "hor", "ah", "ar"}
     real_rate = sum(w.lower() in particles and r == "discourse" for s in real
                     for w, r in zip(s.words, s.deprels)) / len(real)
-    out, fired = perturb_all(ewt, get_profile("singlish").rates(), seed=0)
+    _, fired = perturb_all(ewt, get_profile("singlish").rates(), seed=0)
     synthetic_rate = fired["discourse_particle"] / len(ewt)
     assert 0.2 < real_rate < 0.35 and abs(synthetic_rate - real_rate) < 0.05
 

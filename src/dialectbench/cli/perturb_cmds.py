@@ -44,7 +44,7 @@ def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | Non
     from dialectbench.data.errors import DataError
     from dialectbench.data.readers.conllu import read_conllu
     from dialectbench.perturb import PerturbError, get_profile, get_rule, perturb_all
-    from dialectbench.perturb.conllu_out import write_conllu, write_iob
+    from dialectbench.perturb.conllu_out import source_blocks, write_conllu, write_iob
 
     if task not in TASKS:
         fail(f"--task is one of {', '.join(TASKS)}, not {task!r}")
@@ -67,14 +67,15 @@ def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | Non
                 sentences = list(read_conllu(input, unannotated_heads=unannotated_heads))
             for w in caught:
                 warn(str(w.message))
-            perturbed, fired = perturb_all(sentences, rates, seed=seed)
+            details: list = []
+            perturbed, fired = perturb_all(sentences, rates, seed=seed, details=details)
     except (PerturbError, DataError) as err:
         fail(str(err))
     out.parent.mkdir(parents=True, exist_ok=True)
     if task == "ner":
         write_iob(perturbed, out)
-    else:
-        write_conllu(perturbed, out)
+    else:  # the source's own lines and columns wherever the rules left them alone
+        write_conllu(out, sentences, perturbed, details, source_blocks(input))
     changed = sum(p is not s for p, s in zip(perturbed, sentences))
     stderr.print(f"{changed} of {len(sentences)} sentence(s) changed, {sum(fired.values())} edit site(s); "
                  f"written to {out}", highlight=False)
