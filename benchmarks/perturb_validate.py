@@ -162,7 +162,7 @@ def main() -> None:
         where = ", ".join(f"{p.id} {p.features[rid]}" for p in profile_specs().values() if rid in p.features)
         rows.append((rid, spec.ewave, changed, gaps, where))
     for rid, ewave, changed, gaps, where in sorted(rows, key=lambda r: -max(r[3].values(), default=0)):
-        print(f"{rid:30} {ewave:5d} {changed:8.1%}" + "".join(f" {g:8.2f}" for g in gaps.values()) + f"  {where}")
+        print(f"{rid:30} {ewave or '-':>5} {changed:8.1%}" + "".join(f" {g:8.2f}" for g in gaps.values()) + f"  {where}")
 
 
 if __name__ == "__main__":

@@ -54,6 +54,108 @@ def test_perturb_writes_a_readable_conllu(tmp_path):
     assert again.read_text() == out.read_text()
 
 
+SOURCE = """\
+# newdoc id = d1
+# sent_id = s1
+# text = She's smart.
+1-2	She's	_	_	_	_	_	_	_	_
+1	She	she	PRON	PRP	Case=Nom|Number=Sing|Person=3	3	nsubj	3:nsubj	_
+2	's	be	AUX	VBZ	Mood=Ind|Tense=Pres	3	cop	3:cop	_
+3	smart	smart	ADJ	JJ	Degree=Pos	0	root	0:root	SpaceAfter=No
+4	.	.	PUNCT	.	_	3	punct	3:punct	_
+
+# sent_id = s2
+# text = They walked.
+1	They	they	PRON	PRP	Case=Nom|Number=Plur	2	nsubj	2:nsubj	_
+2	walked	walk	VERB	VBD	Tense=Past	0	root	0:root	SpaceAfter=No
+3	.	.	PUNCT	.	_	2	punct	2:punct	_
+
+# sent_id = s3
+# text = I'm here:
+1-2	I'm	_	_	_	_	_	_	_	_
+1	I	I	PRON	PRP	Case=Nom|Number=Sing|Person=1	3	nsubj	3:nsubj	_
+2	'm	be	AUX	VBP	Mood=Ind|Tense=Pres	3	cop	3:cop	_
+3	here	here	ADV	RB	PronType=Dem	0	root	0:root	SpaceAfter=No
+4	:	:	PUNCT	:	_	3	punct	3:punct	_
+
+"""
+# Written by hand from the label policy: the copula goes with its multiword token, `She` keeps every column
+# and the text loses the 's; s2's walked -> walk loses its morphology (LEMMA, XPOS, FEATS) but keeps its
+# arc and DEPS; a particle (which one: a hash of the words) is a leaf with only the columns its rule names;
+# SpaceAfter=No moves to the word that now precedes the full stop; s3 (no site: am is not F177's, and a
+# colon closes no sentence a particle can end) is copied as it was, multiword token and all.
+EXPECTED = """\
+# newdoc id = d1
+# sent_id = s1
+# text = She smart leh.
+1	She	she	PRON	PRP	Case=Nom|Number=Sing|Person=3	2	nsubj	2:nsubj	_
+2	smart	smart	ADJ	JJ	Degree=Pos	0	root	0:root	_
+3	leh	_	INTJ	_	_	2	discourse	2:discourse	SpaceAfter=No
+4	.	.	PUNCT	.	_	2	punct	2:punct	_
+
+# sent_id = s2
+# text = They walk ah.
+1	They	they	PRON	PRP	Case=Nom|Number=Plur	2	nsubj	2:nsubj	_
+2	walk	_	VERB	_	_	0	root	0:root	_
+3	ah	_	INTJ	_	_	2	discourse	2:discourse	SpaceAfter=No
+4	.	.	PUNCT	.	_	2	punct	2:punct	_
+
+# sent_id = s3
+# text = I'm here:
+1-2	I'm	_	_	_	_	_	_	_	_
+1	I	I	PRON	PRP	Case=Nom|Number=Sing|Person=1	3	nsubj	3:nsubj	_
+2	'm	be	AUX	VBP	Mood=Ind|Tense=Pres	3	cop	3:cop	_
+3	here	here	ADV	RB	PronType=Dem	0	root	0:root	SpaceAfter=No
+4	:	:	PUNCT	:	_	3	punct	3:punct	_
+
+"""
+
+
+def test_perturb_keeps_every_column_and_comment_of_what_it_does_not_change(tmp_path):
+    source, out = tmp_path / "in.conllu", tmp_path / "out.conllu"
+    source.write_text(SOURCE, encoding="utf-8")
+    res = CliRunner().invoke(app, ["perturb", "-r", "copula_deletion_adj", "-r", "zero_past", "-r",
+                                   "discourse_particle", "-i", str(source), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert out.read_text(encoding="utf-8") == EXPECTED
+
+
+def test_perturbed_ewt_keeps_the_columns_of_unchanged_words(shared_data, tmp_path):
+    """EWT test through the AAVE profile: every unchanged sentence is line-identical, every `# newdoc`
+    survives, and in changed sentences each word whose form and UPOS are the source's keeps its LEMMA,
+    XPOS and FEATS (all were blanked before) while rewritten and inserted words have `_`; what the reader
+    reads back is what the rules made."""
+    from dialectbench.perturb import get_profile, perturb_all
+    from dialectbench.perturb.conllu_out import source_blocks
+
+    path = shared_data / "ud" / "UD_English-EWT" / "en_ewt-ud-test.conllu"
+    if not path.is_file():
+        pytest.skip("UD_English-EWT test is not in ../shared/data")
+    out = tmp_path / "aave.conllu"
+    res = CliRunner().invoke(app, ["perturb", "-p", "aave", "-i", str(path), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    before, after = source_blocks(path), source_blocks(out)
+    originals, details = list(read_conllu(path)), []
+    expected, _ = perturb_all(originals, get_profile("aave").rates(), details=details)
+    assert [(s.words, s.upos, s.heads, s.deprels) for s in read_conllu(out)] == \
+        [(s.words, s.upos, s.heads, s.deprels) for s in expected]
+    newdoc = [sum(c.startswith("# newdoc") for b in blocks for c in b.comments) for blocks in (before, after)]
+    assert newdoc[0] == newdoc[1] > 300
+    changed = 0
+    kept = 0
+    for a, b, orig, new, d in zip(before, after, originals, expected, details):
+        if not d.origins:
+            assert a.lines == b.lines
+            continue
+        changed += 1
+        for w, o in zip(b.words, d.origins):
+            same = o is not None and (w[1], w[3]) == (orig.words[o], orig.upos[o])
+            assert (w[2], w[4], w[5]) == ((a.words[o][2], a.words[o][4], a.words[o][5]) if same else ("_",) * 3)
+            kept += same
+    assert 500 < changed < len(before)
+    assert kept > 10_000
+
+
 def test_perturb_single_rule(tmp_path):
     out = tmp_path / "o.conllu"
     res = CliRunner().invoke(app, ["perturb", "--rule", "zero_definite_article", "-t", "pos", "-i",
@@ -217,7 +319,7 @@ def test_perturb_text_tasks_rewrite_the_text_and_copy_the_labels(tmp_path, monke
     source = open_source(None).root / name
     out = tmp_path / "out.tsv"
     ud = open_source(None).root / "ud" / "en_sample-train.conllu"
-    res = CliRunner().invoke(app, ["perturb", "-t", task, "-r", "optional_plural", "-r", "invariant_tag", "-i",
+    res = CliRunner().invoke(app, ["perturb", "-t", task, "-r", "optional_plural", "-r", "discourse_particle", "-i",
                                    str(source), "-o", str(out), "--analyzer-train", str(ud)])
     assert res.exit_code == 0, res.output
 

@@ -44,7 +44,7 @@ def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | Non
     from dialectbench.data.errors import DataError
     from dialectbench.data.readers.conllu import read_conllu
     from dialectbench.perturb import PerturbError, get_profile, get_rule, perturb_all
-    from dialectbench.perturb.conllu_out import write_conllu, write_iob
+    from dialectbench.perturb.conllu_out import source_blocks, write_conllu, write_iob
 
     if task not in TASKS:
         fail(f"--task is one of {', '.join(TASKS)}, not {task!r}")
@@ -69,7 +69,8 @@ def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | Non
                 sentences = list(read_conllu(input, unannotated_heads=unannotated_heads))
             for w in caught:
                 warn(str(w.message))
-            perturbed, fired = perturb_all(sentences, rates, seed=seed)
+            details: list = []
+            perturbed, fired = perturb_all(sentences, rates, seed=seed, details=details)
     except (PerturbError, DataError) as err:
         fail(str(err))
     except OSError as err:  # unreadable (permissions, a disk error): the readers' own errors name the file
@@ -77,8 +78,8 @@ def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | Non
     out.parent.mkdir(parents=True, exist_ok=True)
     if task == "ner":
         write_iob(perturbed, out)
-    else:
-        write_conllu(perturbed, out)
+    else:  # the source's own lines and columns wherever the rules left them alone
+        write_conllu(out, sentences, perturbed, details, source_blocks(input))
     changed = sum(p is not s for p, s in zip(perturbed, sentences))
     stderr.print(f"{changed} of {len(sentences)} sentence(s) changed, {sum(fired.values())} edit site(s); "
                  f"written to {out}", highlight=False)
@@ -140,7 +141,7 @@ def rules_cmd(profile: str | None = ONLY_PROFILE_OPT, fmt: Format = FORMAT_OPTIO
     for rid, spec in rule_specs().items():
         if profile and rid not in chosen[0].features:
             continue
-        row = {"rule": rid, "ewave": spec.ewave, "feature": spec.feature,
+        row = {"rule": rid, "ewave": "-" if spec.ewave is None else spec.ewave, "feature": spec.feature,
                **{p.id: p.features.get(rid, "-") for p in chosen}}
         if profile:
             row["rate"] = chosen[0].rates()[rid]

@@ -33,11 +33,16 @@ class RuleSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
-    ewave: int
+    ewave: int | None  # None: a feature eWAVE does not list; `source` then says where it comes from
     feature: str
     description: str
     edits: tuple[Literal["replace", "delete", "insert", "move"], ...]
     examples: tuple[RuleExample, ...]
+    source: str = ""
+    # The share of the rule's sites that are contexts for the feature at all: 1 for a feature that rewrites a
+    # StE construction in place (each copula is a copula-deletion context); under 1 for one that adds what
+    # StE does not have there (a tag question suits only some declaratives); multiplies the profile's rate.
+    base_rate: float = 1.0
 
 
 class ProfileSpec(BaseModel):
@@ -51,7 +56,10 @@ class ProfileSpec(BaseModel):
     unknown: tuple[str, ...] = ()
 
     def rates(self) -> dict[str, float]:
-        return {rule: (RATING_RATES[v] if isinstance(v, str) else float(v)) for rule, v in self.features.items()}
+        """Per-site rate of each rule: the rating's rate (or the explicit one) times the rule's base rate."""
+        specs = rule_specs()
+        return {rule: (RATING_RATES[v] if isinstance(v, str) else float(v)) * specs[rule].base_rate
+                for rule, v in self.features.items()}
 
 
 def _load(name: str) -> dict:
@@ -71,6 +79,9 @@ def rule_specs() -> dict[str, RuleSpec]:
             for rid, body in raw.items()}
     except (ValidationError, KeyError, TypeError) as err:
         raise RuntimeError(f"rules.yaml is malformed: {err}") from None
+    unsourced = [rid for rid, spec in specs.items() if spec.ewave is None and not spec.source]
+    if unsourced:
+        raise RuntimeError(f"rules.yaml: {', '.join(unsourced)}: no eWAVE number and no source")
     missing = set(specs) ^ set(RULES)
     if missing:
         raise RuntimeError(f"rules.yaml and rules.py disagree on: {', '.join(sorted(missing))}")

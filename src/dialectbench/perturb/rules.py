@@ -4,6 +4,7 @@ edits of one application (tree.py says what edits do to labels). The engine deci
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from dialectbench.perturb import morph as m
@@ -47,10 +48,15 @@ def _neg_of(tree: Tree, aux: Tok) -> Tok | None:
 
 
 # ------------------------------------------------------------------------------- copula and auxiliaries
+# is/are only: am/'m is rule am_deletion's (a variety can delete is/are and keep am, as AAVE does), except
+# before gonna, where eWAVE's own example of F175 is 1sg (`I Ø gonna go work`)
+_BE_DELETABLE = m.BE_PRESENT - {"am", "'m"}
+
+
 def _copula_sites(tree: Tree, predicate: Callable[[Tree, Tok], bool]) -> list[Site]:
     sites = []
     for t in tree:
-        if t.deprel == "cop" and t.low in m.BE_PRESENT and t.head is not None and _neg_of(tree, t) is None \
+        if t.deprel == "cop" and t.low in _BE_DELETABLE and t.head is not None and _neg_of(tree, t) is None \
                 and tree.index(t) > 0 and predicate(tree, t.head):
             sites.append(lambda t=t: tree.delete(t))
     return sites
@@ -81,7 +87,8 @@ def _aux_be_sites(tree: Tree, going: bool) -> list[Site]:
     sites = []
     for t in tree:
         h = t.head
-        if _rel(t) == "aux" and t.low in m.BE_PRESENT and h is not None and h.low.endswith("ing") \
+        if _rel(t) == "aux" and t.low in (m.BE_PRESENT if going else _BE_DELETABLE) and h is not None \
+                and h.low.endswith("ing") \
                 and (h.low == "going") == going and _neg_of(tree, t) is None and tree.index(t) > 0:
             sites.append(lambda t=t: tree.delete(t))
     return sites
@@ -95,6 +102,15 @@ def aux_be_deletion_progressive(tree: Tree) -> list[Site]:
 @rule("aux_be_deletion_gonna")
 def aux_be_deletion_gonna(tree: Tree) -> list[Site]:
     return _aux_be_sites(tree, going=True)
+
+
+@rule("am_deletion")
+def am_deletion(tree: Tree) -> list[Site]:
+    """1sg am/'m left out where is/are deletion would apply: as a copula, or as the auxiliary of a V-ing
+    (not going: aux_be_deletion_gonna's)."""
+    return [lambda t=t: tree.delete(t) for t in tree if t.low in {"am", "'m"} and t.head is not None
+            and (t.deprel == "cop" or t.deprel == "aux" and t.head.low.endswith("ing") and t.head.low != "going")
+            and _neg_of(tree, t) is None and tree.index(t) > 0]
 
 
 def _perfect_have(tree: Tree) -> list[Tok]:
@@ -244,17 +260,26 @@ def aint_generic(tree: Tree) -> list[Site]:
     return _aint_sites(tree, {"did", "do", "does"})
 
 
+def _single_root(tree: Tree) -> Tok | None:
+    roots = [t for t in tree if t.head is None and not t.unannotated]
+    return roots[0] if len(roots) == 1 else None
+
+
 @rule("invariant_tag")
 def invariant_tag(tree: Tree) -> list[Site]:
-    """A declarative sentence ending in `.` gets `, is n't it` before the full stop: a small subtree
-    (is: AUX parataxis of the root; n't: PART advmod, it: PRON nsubj, `,`: PUNCT punct, all of `is`)."""
-    roots = [t for t in tree if t.head is None and not t.unannotated]
+    """A declarative that could take a tag question gets `, is n't it` before the full stop: a small subtree
+    (is: AUX parataxis of the root; n't: PART advmod, it: PRON nsubj, `,`: PUNCT punct, all of `is`).
+    Licensed: one root with a subject before it and no subordinator (not an imperative, a heading or a
+    fragment such as `If you can .`), ending in `.`, no `?` or `!` anywhere."""
+    root = _single_root(tree)
     last = tree.toks[-1] if len(tree) else None
-    if len(roots) != 1 or last is None or last.form != "." or len(tree) < 4 \
-            or any(t.form in {"?", "!"} for t in tree):
+    if root is None or last is None or last.form != "." or len(tree) < 4 \
+            or any(t.form in {"?", "!"} for t in tree) or tree.children(root, "mark") \
+            or not any(_rel(k) in ("nsubj", "expl") and tree.index(k) < tree.index(root)
+                       for k in tree.children(root)):
         return []
 
-    def site(root: Tok = roots[0], last: Tok = last) -> None:
+    def site(root: Tok = root, last: Tok = last) -> None:
         at = tree.index(last)
         tree.insert(at, ",", "PUNCT", root, "punct")
         tag = tree.insert(at + 1, "is", "AUX", root, "parataxis")
@@ -263,6 +288,44 @@ def invariant_tag(tree: Tree) -> list[Site]:
         tree.insert(at + 3, "it", "PRON", tag, "nsubj")
         tree.replace(last, "?")  # a question now; the full stop keeps its tag and arc
     return [site]
+
+
+# Sentence-final particles of Colloquial Singapore English, weighted by their counts as `discourse` words in
+# the Singlish treebank's training split (Sing_Par ACL17 train.conll; `la` counted as lah), in statements and
+# in sentences with a question mark.
+PARTICLES = {False: (("lah", 134), ("leh", 29), ("ah", 17), ("lor", 8), ("meh", 5)),
+             True: (("ah", 10), ("leh", 6), ("lah", 5), ("meh", 4))}
+_CLOSING = {".", "!", "?", "..."}
+
+
+def _pick(tree: Tree, weighted: tuple[tuple[str, int], ...]) -> str:
+    """One of `weighted`, chosen by a hash of the sentence's words: deterministic, as a site has no random
+    stream of its own (the engine's stream decides only whether the site fires)."""
+    x = int.from_bytes(hashlib.sha256(" ".join(t.form for t in tree.toks).encode()).digest()[:8], "big")
+    x %= sum(n for _, n in weighted)
+    for word, n in weighted:
+        if x < n:
+            return word
+        x -= n
+    raise AssertionError("unreachable")
+
+
+@rule("discourse_particle")
+def discourse_particle(tree: Tree) -> list[Site]:
+    """A pragmatic particle (lah, leh, lor, meh, ah) before the closing punctuation, INTJ `discourse` of the
+    root as the Singlish treebank annotates them. Licensed: one root that is a word (not PUNCT, SYM, X), a
+    sentence ending in a word or . ! ? ..., and no particle there already."""
+    root = _single_root(tree)
+    end = len(tree)
+    while end > 0 and tree.toks[end - 1].upos == "PUNCT":
+        end -= 1
+    closing = {t.form for t in tree.toks[end:]}
+    known = {w for options in PARTICLES.values() for w, _ in options}
+    if root is None or root.upos in ("PUNCT", "SYM", "X") or end == 0 or not closing <= _CLOSING \
+            or any(t.low in known for t in tree):
+        return []
+    word = _pick(tree, PARTICLES["?" in closing])
+    return [lambda: tree.insert(end, word, "INTJ", root, "discourse")]
 
 
 # -------------------------------------------------------------------------------------- nouns and DPs

@@ -22,7 +22,7 @@ BASE_VARIETY = "english"
 SYNTHETIC_CLUSTER = "synthetic"
 SYNTHETIC_TASKS = ("dep", "pos")  # UD tasks: the rules need trees (NER and text tasks: see docs)
 MARK = "synthetic-"
-PERTURB_VERSION = 1  # bump when what a synthetic variety is changes beyond the rule code (hashed below)
+PERTURB_VERSION = 2  # bump when what a synthetic variety is changes beyond the rule code (hashed below)
 _CODE = ("rules.py", "rules.yaml", "tree.py", "morph.py", "engine.py")
 
 

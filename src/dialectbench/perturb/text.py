@@ -24,11 +24,15 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+def glued(prev: str, word: str) -> bool:
+    """Whether `word` follows `prev` without a space in English text (`do` + `n't`, `home` + `.`)."""
+    return bool(_NO_SPACE_BEFORE.match(word)) or prev in _NO_SPACE_AFTER
+
+
 def detokenize(words: Sequence[str]) -> str:
     out = ""
     for i, word in enumerate(words):
-        glue = i == 0 or _NO_SPACE_BEFORE.match(word) or words[i - 1] in _NO_SPACE_AFTER
-        out += word if glue else " " + word
+        out += word if i == 0 or glued(words[i - 1], word) else " " + word
     return out
 
 
