@@ -296,7 +296,7 @@ def test_invalid_replies_are_wrong_counted_and_fail_the_job(server, tmp_path):
 
     server.reply = lambda prompt: ""  # the reported bug: 30 empty replies stored as accuracy 50.0
     run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "a.db",
-        backend_options={"mode": "generate"})
+        backend_options={"mode": "generate"}, fewshot="english")
     with Store(tmp_path / "a.db") as db:
         jobs, rows = db.jobs(), db.scores()
     assert jobs and not rows and all(j["status"] == "failed" for j in jobs)
@@ -311,7 +311,7 @@ def test_invalid_replies_are_wrong_counted_and_fail_the_job(server, tmp_path):
         return replies[q]
     server.reply = reply
     run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "b.db",
-        backend_options={"mode": "generate", "max_invalid": 1.0, "concurrency": 1})
+        backend_options={"mode": "generate", "max_invalid": 1.0, "concurrency": 1}, fewshot="english")
     source = open_source()
     with Store(tmp_path / "b.db") as db:
         rows = db.scores(detail=True)
@@ -461,7 +461,7 @@ def test_runner_end_to_end_icl_scores(server, tmp_path):
     from dialectbench.runner import Store, run
 
     result = run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "s.db",
-                 backend_options={"mode": "generate"})
+                 backend_options={"mode": "generate"}, fewshot="english")
     assert result.counts["done"] > 0 and not result.counts["failed"]
     with Store(tmp_path / "s.db") as db:
         rows = db.scores()
