@@ -21,8 +21,8 @@ from dialectbench.data.examples import MultipleChoiceExample, QAExample, TaggedS
 
 class FakeServer:
     """Records every request; chat: answers `reply(prompt)` (None = `content: null`), or the next scripted
-    HTTP status; completions (loglikelihood): per-token log-probs of the echoed prompt from
-    `logprob(token)` when `logprobs` is on, else 404 (a server without the endpoint)."""
+    HTTP status; completions without logprobs: `reply(prompt)` as text; with logprobs (loglikelihood):
+    per-token log-probs of the echoed prompt from `logprob(token)` when `logprobs` is on, else 404."""
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
@@ -75,6 +75,11 @@ class FakeServer:
                                               "message": {"role": "assistant", "content": text}}]})
 
             def _completion(self, body):
+                if body.get("logprobs") is None:  # a plain text completion (no chat template)
+                    self._send(200, {"id": "c", "object": "text_completion", "created": 0, "model": "fake-model",
+                                     "choices": [{"index": 0, "text": server.reply(body["prompt"]),
+                                                  "finish_reason": "stop", "logprobs": None}]})
+                    return
                 if not server.logprobs:
                     self._send(404, {"error": "not found"})
                     return
@@ -395,6 +400,7 @@ def test_misaligned_echo_logprobs_are_not_used(server, caplog):
     server.logprob = lambda token: -len(token.strip()) / 10  # differs between neighbouring tokens
     model = get_backend(f"llm:{server.url}", model="m", backoff=0.0).fit("sa", _sa_train(), None, seed=0)
     assert model.mode == "generate" and "misaligned" in caplog.text  # auto: generate, and says why
+    assert "offers no log-probabilities" not in caplog.text and len(caplog.records) == 1  # once, not twice
     strict = get_backend(f"llm:{server.url}", model="m", backoff=0.0, mode="loglikelihood")
     with pytest.raises(UnsupportedTaskError, match="misaligned"):
         strict.fit("sa", _sa_train(), None, seed=0)
