@@ -542,16 +542,16 @@ def _assign_keys(b: _Builder, group: Group) -> None:
     """Job key = hash of what decides the result: names, setting, data fingerprints, config."""
     task = group.task
     fps = group.fingerprints
-    split = group.training.split
-    wanted = [(v, split) for v in group.training.members]
-    wanted += [(v, "dev") for v in group.training.members if split == "train" and "dev" in b.splits(task, v)]
+    own = group.training.split  # icl may draw its demonstrations from a test split
+    wanted = [(v, own) for v in group.training.members]
+    wanted += [(v, "dev") for v in group.training.members if own == "train" and "dev" in b.splits(task, v)]
     wanted += [(v, "test") for v in {*group.training.pool, *(j.variety for j in group.jobs)}]
     for v, split in wanted:
         fps[v, split] = _fingerprint(b, task, v, split)
         size = _size(b, task, v, split)
         if size is not None:
             group.sizes[v, split] = size
-    train = [[v, fps[v, split], fps.get((v, "dev"))] for v in group.training.members]
+    train = [[v, fps[v, own], fps.get((v, "dev"))] for v in group.training.members]
     pool = [fps[v, "test"] for v in group.training.pool]  # DId scores depend on the whole pooled test
     group.fingerprint = config_hash({"train": train, "mode": group.training.mode, "config": b.config_hash})
     keyed = []
