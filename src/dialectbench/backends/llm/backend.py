@@ -417,11 +417,11 @@ class LLMBackend:
         cache, where --rescore finds it without a server."""
         if self._model is None:
             key = request_key("", "models", {"url": self.base_url})
-            found, value = self.cache.lookup(key)
-            if self.cache_only and not found:
-                raise CacheOnlyMiss(f"--rescore: the store does not say which model {self.base_url} served; "
-                                    f"pass the model id (model=..., ${MODEL_ENV}) or run without --rescore")
             if self.cache_only:
+                found, value = self.cache.lookup(key)
+                if not found:
+                    raise CacheOnlyMiss(f"--rescore: the store does not say which model {self.base_url} served; "
+                                        f"pass the model id (model=..., ${MODEL_ENV}) or run without --rescore")
                 self._model = str(value)
             else:
                 self._model = self.client.served_model()
@@ -449,8 +449,8 @@ class LLMBackend:
 
 
 def format_config(fmt: PromptFormat, stop: Sequence[str]) -> dict[str, Any]:
-    """The prompt-format and stop options as they join the job config (only when not the defaults, so
-    that the keys of plain runs stay put)."""
+    """The prompt-format and stop options as they join the job config: the template's state always (what
+    the model reads), a system prompt and stop strings when given."""
     out: dict[str, Any] = {"chat_template": fmt.chat}
     if fmt.system:
         out["system_prompt"] = fmt.system
