@@ -68,7 +68,8 @@ def _invalid(preds) -> int:
     return sum(isinstance(p, InvalidAnswer) for p in preds)
 
 
-def bench_model(name: str, gguf: Path, data_dir: Path, sa_varieties, n: int, modes, store: Path) -> list[dict]:
+def bench_model(name: str, gguf: Path, data_dir: Path, sa_varieties, n: int, modes, store: Path,
+                budget_s: float) -> list[dict]:
     """One `run` per mode (every SA variety in it), as the CLI would do it; rows read back from the store."""
     from dialectbench.runner import Store, run
     from dialectbench.runner.options import LimitedSource, RunOptions
@@ -79,7 +80,7 @@ def bench_model(name: str, gguf: Path, data_dir: Path, sa_varieties, n: int, mod
         t0 = time.perf_counter()
         result = run(tasks=["sa"], varieties=sa_varieties, settings=["icl"], model=f"hf-causal:{gguf}",
                      data_dir=data_dir, store=store, options=RunOptions(limit=n),
-                     backend_options={"mode": mode, "device": "cpu", "batch_size": 8})
+                     backend_options={"mode": mode, "device": "cpu", "batch_size": 8, "job_budget_s": budget_s})
         wall = time.perf_counter() - t0
         with Store(store) as db:
             jobs = {j["job_key"]: j for j in db.jobs(result.job_keys)}
@@ -169,7 +170,9 @@ def main() -> None:
     ap.add_argument("--models", default="smollm2,gemma3")
     ap.add_argument("--modes", default="loglikelihood,generate")
     ap.add_argument("--sa", default="", help="SA varieties, comma-separated (default: every one in the mirror)")
-    ap.add_argument("--store", type=Path, default=None, help="result store (default: a fresh temporary one)")
+    ap.add_argument("--store", type=Path, default=None, help="result store (default: a fresh temporary one); "
+                    "a killed or timed-out run resumes from its request cache")
+    ap.add_argument("--job-budget", type=float, default=4 * 3600.0, help="seconds per job (run --job-budget)")
     ap.add_argument("--server", action="store_true")
     ap.add_argument("--server-variety", default="tunisian arabic", help="the SA variety served (--server)")
     args = ap.parse_args()
@@ -178,7 +181,7 @@ def main() -> None:
     store = args.store or Path(tempfile.mkdtemp(prefix="bench-icl-")) / "results.sqlite"
     paths = {"smollm2": smollm2_gguf, "gemma3": gemma3_gguf}
     for name in filter(None, args.models.split(",")):
-        bench_model(name, paths[name](), args.data_dir, sa, args.n, args.modes.split(","), store)
+        bench_model(name, paths[name](), args.data_dir, sa, args.n, args.modes.split(","), store, args.job_budget)
     if args.server:
         bench_server(smollm2_gguf(), source, args.server_variety, min(args.n, 40))
 
