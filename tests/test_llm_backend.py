@@ -21,8 +21,8 @@ from dialectbench.data.examples import MultipleChoiceExample, QAExample, TaggedS
 
 class FakeServer:
     """Records every request; chat: answers `reply(prompt)` (None = `content: null`), or the next scripted
-    HTTP status; completions (loglikelihood): per-token log-probs of the echoed prompt from
-    `logprob(token)` when `logprobs` is on, else 404 (a server without the endpoint)."""
+    HTTP status; completions without logprobs: `reply(prompt)` as text; with logprobs (loglikelihood):
+    per-token log-probs of the echoed prompt from `logprob(token)` when `logprobs` is on, else 404."""
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
@@ -75,6 +75,11 @@ class FakeServer:
                                               "message": {"role": "assistant", "content": text}}]})
 
             def _completion(self, body):
+                if body.get("logprobs") is None:  # a plain text completion (no chat template)
+                    self._send(200, {"id": "c", "object": "text_completion", "created": 0, "model": "fake-model",
+                                     "choices": [{"index": 0, "text": server.reply(body["prompt"]),
+                                                  "finish_reason": "stop", "logprobs": None}]})
+                    return
                 if not server.logprobs:
                     self._send(404, {"error": "not found"})
                     return
@@ -296,7 +301,7 @@ def test_invalid_replies_are_wrong_counted_and_fail_the_job(server, tmp_path):
 
     server.reply = lambda prompt: ""  # the reported bug: 30 empty replies stored as accuracy 50.0
     run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "a.db",
-        backend_options={"mode": "generate"})
+        backend_options={"mode": "generate"}, fewshot="english")
     with Store(tmp_path / "a.db") as db:
         jobs, rows = db.jobs(), db.scores()
     assert jobs and not rows and all(j["status"] == "failed" for j in jobs)
@@ -311,7 +316,7 @@ def test_invalid_replies_are_wrong_counted_and_fail_the_job(server, tmp_path):
         return replies[q]
     server.reply = reply
     run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "b.db",
-        backend_options={"mode": "generate", "max_invalid": 1.0, "concurrency": 1})
+        backend_options={"mode": "generate", "max_invalid": 1.0, "concurrency": 1}, fewshot="english")
     source = open_source()
     with Store(tmp_path / "b.db") as db:
         rows = db.scores(detail=True)
@@ -395,6 +400,7 @@ def test_misaligned_echo_logprobs_are_not_used(server, caplog):
     server.logprob = lambda token: -len(token.strip()) / 10  # differs between neighbouring tokens
     model = get_backend(f"llm:{server.url}", model="m", backoff=0.0).fit("sa", _sa_train(), None, seed=0)
     assert model.mode == "generate" and "misaligned" in caplog.text  # auto: generate, and says why
+    assert "offers no log-probabilities" not in caplog.text and len(caplog.records) == 1  # once, not twice
     strict = get_backend(f"llm:{server.url}", model="m", backoff=0.0, mode="loglikelihood")
     with pytest.raises(UnsupportedTaskError, match="misaligned"):
         strict.fit("sa", _sa_train(), None, seed=0)
@@ -461,7 +467,7 @@ def test_runner_end_to_end_icl_scores(server, tmp_path):
     from dialectbench.runner import Store, run
 
     result = run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "s.db",
-                 backend_options={"mode": "generate"})
+                 backend_options={"mode": "generate"}, fewshot="english")
     assert result.counts["done"] > 0 and not result.counts["failed"]
     with Store(tmp_path / "s.db") as db:
         rows = db.scores()

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from dialectbench.data.examples import PairExample, QAExample, Sentence, TextExample
@@ -60,7 +62,7 @@ class _Echo:
 
 class EchoBackend:
     name = "echo"
-    config: dict = {}
+    config: ClassVar[dict] = {}
 
     def fit(self, task, train, dev, *, seed=0):
         return _Echo()

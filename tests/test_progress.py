@@ -13,10 +13,10 @@ from typing import Any
 from rich.console import Console
 from runner_fakes import FakeBackend, FakeSource
 
+from dialectbench.backends.baseline import BaselineBackend
 from dialectbench.cli.run_cmds import RichProgress
 from dialectbench.runner import InProcessExecutor, run
 from dialectbench.runner import progress as prog
-from dialectbench.backends.baseline import BaselineBackend
 from dialectbench.runner.executor import NoEvents, ProcessExecutor
 from dialectbench.runner.executor import drive as drive_groups
 from dialectbench.runner.run import _weigh_fits

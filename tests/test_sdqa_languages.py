@@ -40,7 +40,7 @@ META = "example_id,user_id,region,language,gender,age,device,lang_spoken,mother_
 
 
 def write_layout(root, lang, split="dev", metadata=None):
-    stem, cols, rows = LAYOUTS[lang] if lang in LAYOUTS else ENG_TEST
+    stem, cols, rows = LAYOUTS.get(lang, ENG_TEST)
     folder = root / split / lang
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / f"{stem}.{split}.csv").open("w", newline="", encoding="utf-8") as fh:

@@ -100,7 +100,7 @@ def test_a_control_character_names_its_line(tmp_path, bad, problem):
 
 @pytest.mark.parametrize("path", ["d" * 300 + "/t.tsv", "a\tb.tsv", ""])
 def test_a_file_name_the_system_cannot_use_is_a_schema_problem(tmp_path, path):
-    text = HEAD + VARIETY + entry().replace("{path: t.tsv}", "{path: %s}" % json.dumps(path))
+    text = HEAD + VARIETY + entry().replace("{path: t.tsv}", f"{{path: {json.dumps(path)}}}")
     [found] = _problems(tmp_path, text)
     assert "not a usable file name" in found and len(found) < 400
 

@@ -243,8 +243,10 @@ LIMIT_OPT = typer.Option(None, "--limit", min=1, help="Evaluate N test examples 
                          "stored as '<model> (limit N)').")
 LIMIT_FIRST_OPT = typer.Option(False, "--limit-first", help="With --limit: the first N test examples in file "
                                "order instead of a stratified sample.")
-DEVICE_OPT = typer.Option(None, "--device", help="hf models: cuda, cuda:1, cpu (default: cuda when available).")
-BATCH_SIZE_OPT = typer.Option(None, "--batch-size", min=1, help="hf models: training batch size.")
+DEVICE_OPT = typer.Option(None, "--device", help="hf and hf-causal models: cuda, cuda:1, cpu (default: cuda when "
+                          "available).")
+BATCH_SIZE_OPT = typer.Option(None, "--batch-size", min=1, help="hf models: training batch size; hf-causal: "
+                              "inference batch size (default 8).")
 EPOCHS_OPT = typer.Option(None, "--epochs", min=1, help="Training epochs (hf models; the baseline parser).")
 MAX_TRAIN_OPT = typer.Option(None, "--max-train-minutes", min=0.01,
                              help="Wall-clock cap on each training (results then depend on machine speed).")
@@ -264,6 +266,23 @@ RESCORE_OPT = typer.Option(False, "--rescore", help="Re-score icl jobs from the 
 LOG_SAMPLES_OPT = typer.Option(False, "--log-samples", help="icl: store each example's exact prompt and raw "
                                "answer (`dialectbench results samples`); jobs already stored need --rerun "
                                "(answers then come from the request cache).")
+FEWSHOT_FROM_OPT = typer.Option(None, "--fewshot-from", help="icl demonstrations from: variety (its own training "
+                                "split), cluster (its cluster representative's) or english (default: the paper's "
+                                "per task: SA variety, the others english; a source with only a test split "
+                                "gives demonstrations from it, held out of scoring).")
+NUM_FEWSHOT_OPT = typer.Option(None, "--num-fewshot", min=0, help="icl demonstrations per prompt (default: the "
+                               "paper's, 4; EQA 2).")
+GEN_KWARGS_OPT = typer.Option(None, "--gen-kwargs", help="icl generation, lm-evaluation-harness style: "
+                              "max_tokens=N,temperature=T,stop=A|B (aliases max_gen_toks, until; \\n is a "
+                              "newline). Default greedy.")
+MODEL_ARGS_OPT = typer.Option(None, "--model-args", help="key=value,... hf-causal: dtype (auto, float32, bfloat16, "
+                              "float16), revision, trust_remote_code (off unless given); llm: model, timeout, "
+                              "retries.")
+CHAT_TEMPLATE_OPT = typer.Option(None, "--chat-template/--no-chat-template", help="icl: wrap the paper's prompt in "
+                                 "the model's chat template (default: on for llm: servers, whose chat endpoint "
+                                 "applies it; off for hf-causal:, lm-evaluation-harness's default).")
+SYSTEM_PROMPT_OPT = typer.Option(None, "--system-prompt", help="icl: a system prompt (a system turn; without a "
+                                 "chat template a paragraph before the prompt). Default: none.")
 SYNTHETIC_OPT = typer.Option(None, "--synthetic", help="Also evaluate synthetic varieties: the English UD test "
                              "sets (pos, dep) rewritten by these dialect profiles (aave, singlish, indian, "
                              "nigerian; comma-separated), named 'english (i:synthetic-<profile>)'.")
@@ -283,9 +302,12 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             gpus_per_job: float | None = GPUS_PER_JOB_OPT, mode: str | None = ICL_MODE_OPT,
             concurrency: int | None = CONCURRENCY_OPT, max_invalid: float | None = MAX_INVALID_OPT,
             job_budget: float | None = JOB_BUDGET_OPT, rescore: bool = RESCORE_OPT,
-            log_samples: bool = LOG_SAMPLES_OPT, synthetic: list[str] | None = SYNTHETIC_OPT) -> None:
+            log_samples: bool = LOG_SAMPLES_OPT, synthetic: list[str] | None = SYNTHETIC_OPT,
+            fewshot_from: str | None = FEWSHOT_FROM_OPT, num_fewshot: int | None = NUM_FEWSHOT_OPT,
+            gen_kwargs: str | None = GEN_KWARGS_OPT, model_args: str | None = MODEL_ARGS_OPT,
+            chat_template: bool | None = CHAT_TEMPLATE_OPT, system_prompt: str | None = SYSTEM_PROMPT_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
-    from dialectbench.runner.options import OptionError, RunOptions
+    from dialectbench.runner.options import OptionError, RunOptions, icl_options
 
     if varieties and clusters:
         fail("give --varieties or --clusters, not both")
@@ -297,13 +319,15 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             raise OptionError("--limit-first needs --limit N")
         options = RunOptions(limit=limit, limit_first=limit_first, device=device, batch_size=batch_size,
                              epochs=epochs, max_train_minutes=max_train_minutes)
+        parsed = icl_options(model, gen_kwargs=gen_kwargs, model_args=model_args)
     except OptionError as err:
         fail(str(err))
     _use_catalogues(catalogue)
-    icl_options = {k: v for k, v in {"mode": mode, "concurrency": concurrency, "max_invalid": max_invalid,
-                                     "job_budget_s": job_budget, "cache_only": rescore or None,
-                                     "log_samples": log_samples or None}.items()
-                   if v is not None}
+    icl = {k: v for k, v in {"mode": mode, "concurrency": concurrency, "max_invalid": max_invalid,
+                             "job_budget_s": job_budget, "cache_only": rescore or None,
+                             "log_samples": log_samples or None, "k_shots": num_fewshot,
+                             "chat_template": chat_template, "system_prompt": system_prompt, **parsed}.items()
+           if v is not None}
     rerun = rerun or rescore
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None
@@ -312,7 +336,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             result = run(tasks=tasks, varieties=varieties, clusters=clusters, model=model, settings=settings,
                          data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress,
                          executor=runner_executor, options=options,
-                         backend_options=icl_options or None, synthetic=synthetic)
+                         backend_options=icl or None, synthetic=synthetic, fewshot=fewshot_from)
     except (PlanError, RunError, StoreError) as err:
         fail(str(err))
     except RayUnavailable as err:

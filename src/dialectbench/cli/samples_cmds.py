@@ -20,7 +20,7 @@ PROMPT_TAIL = 48  # characters of a prompt's end in the table view
 ANSWER_CHARS = 30
 TABLE_LIMIT = 1000
 COLUMNS = ["job_key", "status", "task", "variety", "setting", "model", "idx", "example_id", "prompt", "response",
-           "prediction"]
+           "gold", "prediction"]
 TABLE_COLUMNS = ["job", "task", "variety", "#", "prompt (end)", "answer", "prediction"]
 
 STORE_OPT = typer.Option(DEFAULT_STORE, "--store", help="SQLite result store.")

@@ -33,6 +33,15 @@ def example_text(example: Any) -> str:
     raise TypeError(f"not an example: {type(example).__name__}")
 
 
+def demo_key(example: Any) -> str:
+    """What a demonstration gives away about a test example that shares it: the passage of a QA example
+    (its answer is in the demonstration, whatever the question's wording), else the input text."""
+    for passage in ("context", "passage"):
+        if hasattr(example, passage):
+            return normalise(str(getattr(example, passage)))
+    return normalise(example_text(example))
+
+
 def normalise(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 

@@ -39,8 +39,6 @@ from dialectbench.data.catalogue import (
 )
 from dialectbench.data.catalogue.models import Derive
 from dialectbench.data.errors import DataError, DataNotAvailable, DataWarning
-from dialectbench.data.overlap import example_text, normalise
-from dialectbench.data.tags import to_iob2
 from dialectbench.data.examples import (
     MultipleChoiceExample,
     PairExample,
@@ -51,6 +49,8 @@ from dialectbench.data.examples import (
     TextExample,
     TranslationExample,
 )
+from dialectbench.data.overlap import example_text, normalise
+from dialectbench.data.tags import to_iob2
 
 ENV_DATA = "DIALECTBENCH_DATA"
 STATUS_ORDER = ("sample", "mirror", "cached", "remote", "missing")  # best to worst

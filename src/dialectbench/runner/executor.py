@@ -19,10 +19,10 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from dialectbench.backends.base import BackendUnavailableError
-from dialectbench.data.overlap import overlap, text_set
+from dialectbench.data.overlap import demo_key, overlap, text_set
 from dialectbench.runner import flags as jobflags
+from dialectbench.runner import icl_scores, progress
 from dialectbench.runner import invalid as invalid_answers
-from dialectbench.runner import progress
 from dialectbench.runner.lifeline import die_with_parent, watch_driver
 from dialectbench.runner.plan import DATA_ERRORS, Group, Job
 from dialectbench.runner.store import JobRecord
@@ -74,9 +74,10 @@ def _load_training(group: Group, source: Any) -> tuple[list[Any], list[Any] | No
     train: list[Any] = []
     dev: list[Any] = []
     seen: set[str] = set()
+    own = group.training.split  # icl may draw its demonstrations from a test split (held out of scoring)
     for variety in group.training.members:
-        for split, out in (("train", train), ("dev", dev)):
-            if split == "dev" and "dev" not in source.splits(group.task, variety):
+        for split, out in ((own, train), ("dev", dev)):
+            if split == "dev" and (own != "train" or "dev" not in source.splits(group.task, variety)):
                 continue
             fp = group.fingerprints.get((variety, split), "missing")
             if fp in seen:
@@ -85,7 +86,7 @@ def _load_training(group: Group, source: Any) -> tuple[list[Any], list[Any] | No
                 seen.add(fp)
             out += source.load(group.task, variety, split)
     if group.training.members and not train:
-        raise EmptySplit(f"the train split of {', '.join(group.training.members)} is empty")
+        raise EmptySplit(f"the {own} split of {', '.join(group.training.members)} is empty")
     return train, dev or None
 
 
@@ -135,7 +136,20 @@ def _predict(model: Any, examples: Sequence[Any], variety: str | None = None) ->
     return predictions
 
 
-def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None) -> dict[str, Any]:
+def _icl_extra(job: Job, model: Any, golds: list[Any], predictions: list[Any], scored: dict[str, Any],
+               rankings: dict[str, list[Any]], seed: int) -> dict[str, Any]:
+    """acc / acc_norm (loglikelihood mode), the bootstrap stderr and how the prompt reached the model."""
+    def rescore(idx: list[int]) -> float:
+        return _score(job.task, [golds[i] for i in idx], [predictions[i] for i in idx])["score"]
+
+    extra = icl_scores.ranking_accuracies(rankings, golds)
+    extra.update(icl_scores.bootstrap_stderr(scored["score"], scored["values"], len(golds), rescore, seed))
+    note = getattr(model, "prompt_note", "")
+    return {**extra, "prompt_format": note} if note else extra
+
+
+def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None, demos: str = "",
+              seed: int = 0) -> dict[str, Any]:
     """Predict and score one job: metric fields plus the golds and predictions to store."""
     if did_pool is not None:
         return _did_scores(did_pool, golds, job.variety)
@@ -143,15 +157,20 @@ def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None) ->
     # --log-samples: the exact prompts and raw answers, taken before MT's pseudo-references predict again
     samples = list(getattr(model, "last_samples", ())) if getattr(model, "log_samples", False) else []
     samples = samples if len(samples) == len(predictions) else []  # one per example, or none
+    rankings = dict(getattr(model, "last_rankings", None) or {})
     pseudo = any(getattr(g, "pseudo_reference", False) for g in golds)
     golds = _with_pseudo_references(job, model, golds)
+    samples = [{**sample, "gold": icl_scores.gold_of(g)} for sample, g in zip(samples, golds)]
     scored = _score(job.task, golds, predictions)
+    if str(getattr(model, "signature", "")).startswith("icl|"):
+        scored["extra"].update(_icl_extra(job, model, golds, predictions, scored, rankings, seed))
     if job.task.startswith("mt"):  # two BLEUs compare only against the same kind of reference
         scored["signature"] = f"ref:{'pseudo' if pseudo else 'human'}|{scored['signature']}"
     if hasattr(model, "max_invalid"):  # a model that can leave examples unanswered: store the count, even 0
         scored["extra"].update(invalid_answers.invalid_extra(predictions))
-    if getattr(model, "signature", ""):  # how the model answered (icl scoring mode, k) heads the signature
-        scored["signature"] = f"{model.signature}|{scored['signature']}"
+    head = "|".join(filter(None, [getattr(model, "signature", ""), demos]))
+    if head:  # how the model answered (icl scoring mode, k, demonstration source) heads the signature
+        scored["signature"] = f"{head}|{scored['signature']}"
     return {**scored, "golds": golds, "predictions": predictions, "samples": samples}
 
 
@@ -252,7 +271,9 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
                 yield _record(job, group, "skipped", seed=seed, config=config, message=str(err))
             return
     scored: dict[Any, dict[str, Any]] = {}  # a variety evaluated under two settings is predicted once
-    seen = text_set([*train, *(dev or [])])  # what the model learned from: the leak check of every job
+    # what the model learned from: the leak check of every job (icl: only the demonstrations it is shown)
+    icl_demos = list(getattr(model, "demos", train)) if group.training.mode == "icl" else None
+    seen = text_set(icl_demos if icl_demos is not None else [*train, *(dev or [])])
     train_labels = jobflags.label_counts(train)
     train_tags = jobflags.tag_counts(train, group.task)
     narrowed = _Narrowed(group, backend, train, dev, seed)
@@ -264,6 +285,7 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
         progress.report("evaluate", done=k, total=len(jobs), unit="jobs")
         try:
             job_model, golds, space = narrowed.for_job(job, model, train_labels, tests[job.variety])
+            golds, held_out = _without_demos(golds, icl_demos)
         except EmptySplit as err:
             yield _record(job, group, "skipped", seed=seed, config=config, message=str(err))
             continue
@@ -273,8 +295,20 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
             continue
         yield _evaluate_job(job, group, job_model, golds, did_pool, seed, config, fit_seconds, scored,
                             train_labels=space["train_labels"] if space else train_labels, label_space=space,
-                            train_tags=train_tags, train_not_trees=train_not_trees, seen=seen,
+                            train_tags=train_tags, train_not_trees=train_not_trees, seen=seen, held_out=held_out,
                             sample_suite=job.variety in sample or bool(sample & set(group.training.members)))
+
+
+def _without_demos(golds: list[Any], demos: list[Any] | None) -> tuple[list[Any], int]:
+    """The test examples a job scores: icl holds out every one that shares a demonstration's passage or
+    text (the prompt shows its answer: SD-QA's dialect files share passages and answers); and how many."""
+    if not demos:
+        return golds, 0
+    shown = {demo_key(d) for d in demos}
+    kept = [g for g in golds if demo_key(g) not in shown]
+    if not kept:
+        raise EmptySplit("every test example shares a passage or text with a demonstration")
+    return kept, len(golds) - len(kept)
 
 
 def _trees_only(train: list[Any], dev: list[Any] | None) -> tuple[list[Any], list[Any] | None, dict[str, Any]]:
@@ -327,7 +361,7 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
                   config: dict[str, Any], fit_seconds: float, cache: dict[Any, dict[str, Any]], *,
                   train_labels: Counter | None = None, label_space: dict[str, Any] | None = None,
                   train_tags: Counter | None = None, train_not_trees: dict[str, Any] | None = None,
-                  seen: frozenset[str] = frozenset(), sample_suite: bool = False) -> JobRecord:
+                  seen: frozenset[str] = frozenset(), held_out: int = 0, sample_suite: bool = False) -> JobRecord:
     t0 = time.perf_counter()
     gap = jobflags.entity_type_gap(train_tags or Counter(), golds, job.task)
     if gap:  # the model cannot name one gold entity: a 0 would be a mapping gap, not a score
@@ -336,7 +370,7 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
     try:
         if key not in cache:
             before = _fallbacks(model)
-            cache[key] = _evaluate(job, model, golds, did_pool)
+            cache[key] = _evaluate(job, model, golds, did_pool, group.training.demos, seed)
             cache[key]["fallbacks"] = _fallbacks(model) - before
         scored = cache[key]
     except EmptySplit as err:
@@ -353,6 +387,8 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
                        fit_seconds=fit_seconds, eval_seconds=time.perf_counter() - t0,
                        samples=scored.get("samples", []), example_ids=_example_ids(golds))
     extra = dict(scored["extra"])
+    if held_out:
+        extra["demos_held_out"] = held_out
     # DId scores one class of a pooled test: its own examples all share one label, so no majority rate
     flags = jobflags.evaluation_flags(train_labels or Counter(), golds, scored["score"], scored["metric"],
                                       fallbacks=scored.get("fallbacks", 0), majority=did_pool is None,
@@ -558,7 +594,7 @@ class ProcessExecutor:
             return
         if isinstance(backend, str) and backend.strip().partition(":")[0] != "baseline":
             return  # an hf model may run on a GPU, in the driver: whether a pool is used is known once built
-        if not isinstance(backend, str) and uses_gpu(backend):
+        if not isinstance(backend, str) and (uses_gpu(backend) or getattr(backend, "supports_icl", False)):
             return
         import multiprocessing
         from multiprocessing import forkserver
@@ -575,8 +611,9 @@ class ProcessExecutor:
 
         events = events or NoEvents()
         # a GPU backend stays in one process: local workers would each load a model onto the same GPU
-        # with no resource accounting (packing fine-tunes on a GPU is the Ray executor's --gpus-per-job)
-        if self.workers == 1 or len(groups) < 2 or uses_gpu(backend):  # else nothing to overlap
+        # with no resource accounting (packing fine-tunes on a GPU is the Ray executor's --gpus-per-job);
+        # so does an icl backend: one model or server connection pool (--concurrency) and one request cache
+        if self.workers == 1 or len(groups) < 2 or uses_gpu(backend) or getattr(backend, "supports_icl", False):
             InProcessExecutor().execute(groups, source=source, backend=backend, seed=seed, config=config,
                                         pending=pending, sink=sink, events=events)
             return

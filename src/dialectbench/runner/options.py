@@ -14,16 +14,28 @@ What each backend does with them:
     --batch-size N       (no batches: CRF, SVM; rejected)           training batch size
     --device D           cpu only                                   cuda, cuda:1, cpu...
 
+hf-causal: takes --batch-size (inference batch) and --device; `--gen-kwargs` and `--model-args` are the icl
+backends' (lm-evaluation-harness's `key=value,...` strings, parsed by `icl_options`).
+
 A time cap makes results depend on machine speed; it is keyed so that such results stay apart.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import random
 import re
 from dataclasses import dataclass, replace
 from typing import Any
+
+# --gen-kwargs and --model-args: the keys each takes (lm-evaluation-harness's names as aliases)
+GEN_KWARGS: dict[str, type] = {"max_tokens": int, "temperature": float, "stop": list}
+GEN_ALIASES = {"max_gen_toks": "max_tokens", "max_new_tokens": "max_tokens", "until": "stop"}
+MODEL_ARGS: dict[str, dict[str, type]] = {
+    "hf-causal": {"dtype": str, "revision": str, "trust_remote_code": bool},
+    "llm": {"model": str, "timeout": float, "retries": int},
+}
 
 
 class OptionError(ValueError):
@@ -73,10 +85,14 @@ class RunOptions:
 
         if is_hf_model(model):
             return self._hf_options()
+        causal = _kind(model) == "hf-causal"  # in-process inference: a batch size and a device, no training
         asked = [f"--{n.replace('_', '-')}" for n in ("device", "batch_size", "epochs", "max_train_minutes")
-                 if getattr(self, n) is not None]
+                 if getattr(self, n) is not None and not (causal and n in ("device", "batch_size"))]
+        if causal and not asked:
+            return {k: v for k, v in (("device", self.device), ("batch_size", self.batch_size)) if v is not None}
         if asked:
-            raise OptionError(f"{', '.join(asked)} apply to the baseline and hf backends, not to {model!r}")
+            raise OptionError(f"{', '.join(asked)} apply to the baseline and hf backends"
+                              f"{' (hf-causal: --device, --batch-size)' if causal else ''}, not to {model!r}")
         return {}
 
     def _hf_options(self) -> dict[str, Any]:
@@ -107,6 +123,54 @@ class RunOptions:
         if self.max_train_minutes is not None:
             parser = replace(parser, max_seconds=60.0 * self.max_train_minutes)
         return {"parser": parser} if parser != ParserConfig() else {}
+
+
+def _kind(model: str) -> str:
+    return model.strip().partition(":")[0].lower()
+
+
+def parse_kwargs(text: str, option: str, kinds: dict[str, type], aliases: dict[str, str] | None = None) -> dict[str, Any]:
+    """`key=value,key=value` (lm-evaluation-harness's format) -> typed options; a list value is `a|b`,
+    and `\\n` / `\\t` in a value are a newline / tab. Unknown keys and bad values are one-line errors."""
+    aliases = aliases or {}
+    out: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, raw = item.partition("=")
+        key = aliases.get(key.strip(), key.strip())
+        if not eq or key not in kinds:
+            known = [*kinds, *aliases]
+            close = difflib.get_close_matches(key, known, n=3, cutoff=0.5)
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            raise OptionError(f"{option}: {'unknown key ' + repr(key) if eq else repr(item) + ' is not key=value'}; "
+                              f"keys: {', '.join(kinds)}.{hint}")
+        value = raw.strip().replace("\\n", "\n").replace("\\t", "\t")
+        kind = kinds[key]
+        try:
+            if kind is bool:
+                if value.lower() not in ("true", "false", "1", "0"):
+                    raise ValueError(value)
+                out[key] = value.lower() in ("true", "1")
+            elif kind is list:
+                out[key] = [v for v in value.split("|") if v]
+            else:
+                out[key] = kind(value)
+        except ValueError:
+            raise OptionError(f"{option}: {key}={raw.strip()!r} is not {'true or false' if kind is bool else 'a ' + kind.__name__}") from None
+    return out
+
+
+def icl_options(model: str, *, gen_kwargs: str | None = None, model_args: str | None = None) -> dict[str, Any]:
+    """Backend options from --gen-kwargs and --model-args for an icl backend (llm:, hf-causal:)."""
+    kind = _kind(model)
+    if (gen_kwargs or model_args) and kind not in MODEL_ARGS:
+        given = " and ".join(o for o, v in (("--gen-kwargs", gen_kwargs), ("--model-args", model_args)) if v)
+        raise OptionError(f"{given} apply to the icl backends (llm:, hf-causal:), not to {model!r}")
+    out = parse_kwargs(gen_kwargs, "--gen-kwargs", GEN_KWARGS, GEN_ALIASES) if gen_kwargs else {}
+    if model_args:
+        out.update(parse_kwargs(model_args, "--model-args", MODEL_ARGS[kind]))
+    if out.get("max_tokens", 1) < 1 or out.get("temperature", 0.0) < 0:
+        raise OptionError("--gen-kwargs: max_tokens must be at least 1 and temperature at least 0")
+    return out
 
 
 class LimitedSource:

@@ -14,8 +14,14 @@ Settings (DialectBench §3.2):
   (DialectBench §3.2 item 2: "one dialect-identification model for each language cluster").
 - `combined`: train on the union of every train split the task has (SD-QA's nine standard varieties for
   EQA, Belebele's English training data for MRC), evaluate on every variety.
-- `icl`: only for a backend that does in-context learning (an LLM); exemplars come from the English
-  training data.
+- `icl`: only for a backend that does in-context learning (an LLM). The demonstrations come from
+  `--fewshot-from`: the variety's own training split (`variety`), its cluster representative's (`cluster`)
+  or the task's English training data (`english`). The default follows the paper: SA's Appendix I prompt
+  shows a dataset's own labels (Positive, negative, neutral), which differ between SA datasets, so SA draws
+  from the variety's own split (the split its in-variety fine-tuning uses); every other task from English
+  (§3.2 item 5, "examples in English"). A source with no train split but a test split (SD-QA: the mirror
+  ships its dev files, read as test) gives its demonstrations from that split, and the executor holds
+  every test example that shares a demonstration's passage or text out of scoring.
 
 Whatever cannot run (setting not in Table 2 for the task, no train or test split, no representative) is
 a `Skip` with a reason, not an error. Unknown task, variety, cluster or setting names are user errors
@@ -38,6 +44,8 @@ ENGLISH = "english"
 MT_TASKS = ("mt-dialect", "mt-region")  # evaluated zero-shot with the pretrained system, no training
 PRETRAINED = "none (pretrained)"
 TRAINING_FREE = "none (training-free)"  # a backend's model that needs no training data (MRC's sliding window)
+FEWSHOT_SOURCES = ("variety", "cluster", "english")
+DEFAULT_FEWSHOT = {"sa": "variety"}  # every other task: english (see the module doc)
 KEY_VERSION = 1  # bump when what goes into a job key changes: stored jobs then no longer match
 
 
@@ -178,6 +186,15 @@ class TrainingSet:
     label: str
     mode: str = "finetune"  # or "icl": the backend gets the data as exemplars, not to fit on
     pool: tuple[str, ...] = ()  # DId: the varieties whose test splits are scored together
+    fewshot: str = ""  # icl: where the demonstrations come from (variety, cluster, english)
+    split: str = "train"  # icl: the split demonstrations are drawn from ("test": held out of scoring)
+
+    @property
+    def demos(self) -> str:
+        """The demonstration source as the score's signature names it ("" when not icl)."""
+        if self.mode != "icl":
+            return ""
+        return f"demos:{self.fewshot}" + ("" if self.split == "train" else f"+{self.split}-held-out")
 
 
 @dataclass(frozen=True)
@@ -313,7 +330,7 @@ def _training_label(members: Sequence[str]) -> str:
 
 
 def _english_source(b: _Builder, task: str, available: list[str]) -> str | None:
-    """The English training data zero-shot and icl use (the registry's zero-shot source, `english`)."""
+    """The English training data zero-shot uses (the registry's zero-shot source, `english`)."""
     candidates = [b.catalog.english(task), ENGLISH]
     for name in candidates:
         if name and name in available and "train" in b.splits(task, name):
@@ -321,19 +338,55 @@ def _english_source(b: _Builder, task: str, available: list[str]) -> str | None:
     return None
 
 
-def _plan_zero_shot(b: _Builder, task: str, evals: list[str], available: list[str], mode: str,
-                    setting: str) -> None:
-    if task in MT_TASKS and mode == "finetune":
+def _plan_zero_shot(b: _Builder, task: str, evals: list[str], available: list[str]) -> None:
+    if task in MT_TASKS:
         training = TrainingSet(task, (), PRETRAINED)
     else:
         english = _english_source(b, task, available)
         if english is None:
-            b.skip(task, None, setting, "no English training data (a train split of 'english') for this task"
-                   + training_hint(task))
+            b.skip(task, None, "zero-shot", "no English training data (a train split of 'english') for this "
+                   "task" + training_hint(task))
             return
-        training = TrainingSet(task, (english,), english, mode)
+        training = TrainingSet(task, (english,), english)
     for v in evals:
-        b.add(training, v, setting)
+        b.add(training, v, "zero-shot")
+
+
+def _icl_english(b: _Builder, task: str, available: list[str]) -> str | None:
+    """The English demonstrations of `task`: the registry's zero-shot source, else the English cluster's
+    representative (SD-QA has no plain `english`: Table 9 names southeast american english)."""
+    candidates = [b.catalog.english(task), ENGLISH, b.catalog.representative(b.catalog.cluster(ENGLISH), task)]
+    with_data = [name for name in candidates if name and name in available]
+    return next((name for name in with_data if "train" in b.splits(task, name)), None) or \
+        next((name for name in with_data if "test" in b.splits(task, name)), None)
+
+
+def _plan_icl(b: _Builder, task: str, evals: list[str], available: list[str], fewshot: str | None) -> None:
+    kind = fewshot or DEFAULT_FEWSHOT.get(task, "english")
+    english = _icl_english(b, task, available) if kind == "english" else None
+    for v in evals:
+        if kind == "variety":
+            source, where = v, "the variety"
+        elif kind == "cluster":
+            source = b.catalog.representative(b.catalog.cluster(v), task)
+            where = f"its cluster representative {source!r}"
+            if source is None:
+                b.skip(task, v, "icl", f"cluster {b.catalog.cluster(v)} has no representative for {task} "
+                                       "(DialectBench Table 9); try --fewshot-from variety or english")
+                continue
+        else:
+            source, where = english, "English"
+            if source is None:
+                b.skip(task, v, "icl", "no English data for this task to draw demonstrations from"
+                       + training_hint(task))
+                continue
+        splits = b.splits(task, source) if source in available else set()
+        split = "train" if "train" in splits else "test" if "test" in splits else None
+        if split is None:
+            b.skip(task, v, "icl", f"{where} has no train or test split to draw demonstrations from "
+                                   f"(--fewshot-from {kind}); try another --fewshot-from")
+            continue
+        b.add(TrainingSet(task, (source,), source, "icl", fewshot=kind, split=split), v, "icl")
 
 
 def _plan_in_variety(b: _Builder, task: str, evals: list[str]) -> None:
@@ -430,7 +483,7 @@ def _note_missing(b: _Builder, task: str, available: list[str], clusters: set[st
 
 
 def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | None,
-               clusters: set[str] | None, supports_icl: bool, explicit: bool,
+               clusters: set[str] | None, supports_icl: bool, explicit: bool, fewshot: str | None,
                training_free: Collection[str] = ()) -> None:
     try:
         available = list(b.source.varieties(task))
@@ -459,8 +512,10 @@ def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | 
                        f"not a {task} setting (DialectBench Table 2; docs/protocol.md): {', '.join(allowed)}")
         elif setting == "icl" and not supports_icl:
             b.skip(task, None, setting, f"icl needs an in-context-learning (LLM) backend; {b.model!r} is not one")
-        elif setting in ("zero-shot", "icl"):
-            _plan_zero_shot(b, task, evals, available, "icl" if setting == "icl" else "finetune", setting)
+        elif setting == "icl":
+            _plan_icl(b, task, evals, available, fewshot)
+        elif setting == "zero-shot":
+            _plan_zero_shot(b, task, evals, available)
         elif setting == "in-variety":
             _plan_in_variety(b, task, evals)
         elif setting == "in-cluster":
@@ -494,15 +549,16 @@ def _assign_keys(b: _Builder, group: Group) -> None:
     """Job key = hash of what decides the result: names, setting, data fingerprints, config."""
     task = group.task
     fps = group.fingerprints
-    wanted = [(v, "train") for v in group.training.members]
-    wanted += [(v, "dev") for v in group.training.members if "dev" in b.splits(task, v)]
+    own = group.training.split  # icl may draw its demonstrations from a test split
+    wanted = [(v, own) for v in group.training.members]
+    wanted += [(v, "dev") for v in group.training.members if own == "train" and "dev" in b.splits(task, v)]
     wanted += [(v, "test") for v in {*group.training.pool, *(j.variety for j in group.jobs)}]
     for v, split in wanted:
         fps[v, split] = _fingerprint(b, task, v, split)
         size = _size(b, task, v, split)
         if size is not None:
             group.sizes[v, split] = size
-    train = [[v, fps[v, "train"], fps.get((v, "dev"))] for v in group.training.members]
+    train = [[v, fps[v, own], fps.get((v, "dev"))] for v in group.training.members]
     pool = [fps[v, "test"] for v in group.training.pool]  # DId scores depend on the whole pooled test
     group.fingerprint = config_hash({"train": train, "mode": group.training.mode, "config": b.config_hash})
     keyed = []
@@ -512,6 +568,8 @@ def _assign_keys(b: _Builder, group: Group) -> None:
                    "test": fps[job.variety, "test"], "pool": pool, "config": b.config_hash}
         if (job.task, job.setting) in SHARED_LABEL_SPACE:  # trained on the shared labels: another result
             payload["label_space"] = "shared"
+        if group.training.demos:  # icl: where the demonstrations came from
+            payload["demos"] = group.training.demos
         keyed.append(Job(**{**job.__dict__, "key": config_hash(payload, 32)}))
     group.jobs = keyed
 
@@ -520,10 +578,14 @@ def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None
                varieties: Sequence[str] | None = None, clusters: Sequence[str] | None = None,
                settings: Sequence[str] | None = None, supports_icl: bool = False,
                config: dict[str, Any] | None = None, catalog: Catalog | None = None,
-               training_free: Collection[str] = ()) -> Plan:
-    """Build the jobs for `model`; `config` (backend config, seed...) is part of every job key.
+               fewshot: str | None = None, training_free: Collection[str] = ()) -> Plan:
+    """Build the jobs for `model`; `config` (backend config, seed...) is part of every job key; `fewshot`
+    (variety, cluster, english; None: each task's default) is where icl demonstrations come from;
     `training_free`: tasks the backend can evaluate without training data (as `zero-shot`, trained on
     TRAINING_FREE) when the data source has none for the task's combined setting."""
+    if fewshot is not None and fewshot not in FEWSHOT_SOURCES:
+        raise PlanError(f"unknown --fewshot-from {fewshot!r}; choose {', '.join(FEWSHOT_SOURCES)}."
+                        + did_you_mean(fewshot, FEWSHOT_SOURCES))
     catalog = catalog or RegistryCatalog()
     task_ids = _resolve_tasks(catalog, split_names(tasks))
     chosen_settings = _resolve_settings(split_names(settings))
@@ -533,7 +595,7 @@ def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None
     b = _Builder(source, catalog, model, config_hash(config or {}))
     for task in task_ids:
         _plan_task(b, task, chosen_settings, wanted, wanted_clusters, supports_icl,
-                   explicit=split_names(settings) is not None, training_free=training_free)
+                   explicit=split_names(settings) is not None, fewshot=fewshot, training_free=training_free)
     for note in b.pending_notes:
         _note_missing(b, *note)
     for v in wanted or []:

@@ -273,7 +273,7 @@ class RayExecutor:
         try:
             if self._wait_started(ray):
                 ray.shutdown()
-        except BaseException:  # noqa: BLE001 - it never started: nothing to stop
+        except BaseException:  # noqa: BLE001, S110 - it never started: nothing to stop
             pass
         self._done()
 

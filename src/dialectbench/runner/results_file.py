@@ -4,6 +4,9 @@
       results.sqlite                      the store, shared by every run into this folder (--store moves it)
       runs/<run-id>/results.json          config, versions, git hash, data fingerprints, per-job scores
                                           with every metric, skips with reasons
+      runs/<run-id>/samples.jsonl         --log-samples: one line per example of this run's jobs: the
+                                          prompt as the model got it, its raw answer, the prediction and
+                                          the gold answer (only when some job logged samples)
       runs/<run-id>/report/index.html     the report of this run's jobs only (fresh folder: nothing stale)
       latest                              a text file: the id of the most recent run
 
@@ -95,17 +98,31 @@ def run_folder(out: Path, run_id: str) -> Path:
     return out / "runs" / run_id
 
 
+SAMPLE_FIELDS = ("job_key", "task", "variety", "setting", "model", "status", "idx", "example_id", "gold",
+                 "prediction", "prompt", "response")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def write_results(store: Path, out: Path, run_id: str, keys: Sequence[str]) -> Path:
-    """Write `runs/<run-id>/results.json` (atomically) and `latest`; returns the results path."""
+    """Write `runs/<run-id>/results.json`, its `samples.jsonl` when there are logged samples (atomically)
+    and `latest`; returns the results path."""
     folder = run_folder(out, run_id)
     folder.mkdir(parents=True, exist_ok=True)
+    wanted = set(keys)
     with Store(store) as db:
         doc = results_document(db, run_id, keys)
+        samples = [r for r in db.samples() if r["job_key"] in wanted]
+    if samples:
+        doc["samples_file"] = "samples.jsonl"
+        _write_atomically(folder / "samples.jsonl", "".join(
+            json.dumps({k: r[k] for k in SAMPLE_FIELDS}, ensure_ascii=False, default=str) + "\n" for r in samples))
     path = folder / "results.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=False, default=str) + "\n",
-                   encoding="utf-8")
-    os.replace(tmp, path)
+    _write_atomically(path, json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=False, default=str) + "\n")
     (out / "latest").write_text(run_id + "\n", encoding="utf-8")
     return path
 

@@ -139,7 +139,8 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
         data_dir: str | Path | None = None, store: str | Path = DEFAULT_STORE, seed: int = 0,
         rerun: bool = False, source: Any = None, backend: Any = None, catalog: Catalog | None = None,
         executor: Any = None, events: RunEvents | None = None, options: RunOptions | None = None,
-        backend_options: dict[str, Any] | None = None, synthetic: Sequence[str] | None = None) -> RunResult:
+        backend_options: dict[str, Any] | None = None, synthetic: Sequence[str] | None = None,
+        fewshot: str | None = None) -> RunResult:
     """Plan the jobs, run the pending ones, commit each finished job to `store`; returns the tally.
 
     `source`, `backend`, `catalog` and `executor` default to the bundled sample suite (or `data_dir`),
@@ -147,7 +148,8 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
     `options` (limit, device, batch size, epochs, time cap; see options.py) join the job keys;
     `backend_options` (the icl options: mode, concurrency, max_invalid...) go to the backend as they are.
     `synthetic` (profile ids, e.g. ["aave"]) adds the synthetic varieties `english (i:synthetic-<id>)` of the
-    UD tasks (dialectbench.perturb.synthetic).
+    UD tasks (dialectbench.perturb.synthetic). `fewshot` (variety, cluster, english; None: each task's
+    default, see plan.py) is where icl demonstrations come from.
     Raises `PlanError` for unknown names and `RunError` when the run cannot start.
     """
     events = events or QuietEvents()
@@ -166,7 +168,7 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
                                  settings=settings, data_dir=data_dir, store=store, seed=seed, rerun=rerun,
                                  source=source, backend=backend, catalog=catalog, executor=executor,
                                  events=events, options=options, backend_options=backend_options,
-                                 synthetic=synthetic)
+                                 synthetic=synthetic, fewshot=fewshot)
     finally:
         abandon = getattr(executor, "abandon", None)  # e.g. a plan error: stop what `prepare` started
         if abandon is not None:
@@ -174,7 +176,8 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
 
 
 def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, store, seed, rerun, source,
-                      backend, catalog, executor, events, options, backend_options, synthetic) -> RunResult:
+                      backend, catalog, executor, events, options, backend_options, synthetic,
+                      fewshot) -> RunResult:
     if backend is None:  # (options only when given: tests and tools replace _get_backend(model))
         try:
             given = {**options.backend_options(model), **(backend_options or {})}
@@ -186,33 +189,43 @@ def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, 
     if options.marks():  # a smoke test's or a shortened run's scores must never pass for (or shadow) a plain run's
         model_name = f"{model_name} ({options.marks()})"
         backend = MarkedBackend(backend, options.marks())
-    try:  # an llm: backend asks its server which model it serves here
+    try:
+        db = Store(store)
+    except StoreError as err:
+        raise RunError(str(err)) from None
+    try:
+        return _plan_into(db, tasks=tasks, varieties=varieties, clusters=clusters, model_name=model_name,
+                          settings=settings, data_dir=data_dir, store=store, seed=seed, rerun=rerun,
+                          source=source, backend=backend, catalog=catalog, executor=executor, events=events,
+                          options=options, synthetic=synthetic, fewshot=fewshot)
+    finally:
+        db.close()
+
+
+def _plan_into(db: Store, *, tasks, varieties, clusters, model_name, settings, data_dir, store, seed, rerun,
+               source, backend, catalog, executor, events, options, synthetic, fewshot) -> RunResult:
+    # the LLM backends keep their request cache in the store: attached before `config`, which may need the
+    # served model id (asked of the server once, then found in the cache: --rescore asks nothing)
+    if hasattr(backend, "attach_store"):
+        backend.attach_store(db.path)
+    try:
         backend_config = dict(getattr(backend, "config", {}) or {})
     except BackendUnavailableError as err:
         raise RunError(str(err)) from None
     job_config = {"model": model_name, "backend": backend_config, "seed": seed, **options.key_config()}
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
-                      config=job_config, catalog=catalog,
+                      config=job_config, catalog=catalog, fewshot=fewshot,
                       training_free=tuple(getattr(backend, "training_free_tasks", ())))
     _weigh_fits(plan, backend)
-    try:
-        db = Store(store)
-    except StoreError as err:
-        raise RunError(str(err)) from None
-    if hasattr(backend, "attach_store"):  # the LLM backends keep their request cache in the store
-        backend.attach_store(db.path)
-    try:
-        with warnings_once():  # sacrebleu's detokenize notice once per run, not once per MT job
-            return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
-                            run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
-                                        "model": model_name, "settings": plan.settings, "rerun": rerun,
-                                        "data_dir": None if data_dir is None else str(data_dir),
-                                        "store": str(store), "device": options.device,
-                                        "synthetic": list(synthetic or []), **job_config},
-                            seed=seed, rerun=rerun)
-    finally:
-        db.close()
+    with warnings_once():  # sacrebleu's detokenize notice once per run, not once per MT job
+        return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
+                        run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
+                                    "model": model_name, "settings": plan.settings, "rerun": rerun,
+                                    "data_dir": None if data_dir is None else str(data_dir),
+                                    "store": str(store), "device": options.device,
+                                    "synthetic": list(synthetic or []), "fewshot": fewshot, **job_config},
+                        seed=seed, rerun=rerun)
 
 
 def _weigh_fits(plan: Plan, backend: Any) -> None:

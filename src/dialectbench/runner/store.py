@@ -36,6 +36,7 @@ DEFAULT_LOCK_TIMEOUT = 120.0
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _TABLES = {"runs", "jobs", "scores", "predictions", "skips"}  # what makes a file a result store
 _ADDED_TABLES = {"samples"}  # added later: created on the next writable open of an older store
+_ADDED_COLUMNS = {("samples", "gold"): "TEXT"}  # likewise added to an older store's table
 
 try:
     import fcntl
@@ -112,6 +113,7 @@ CREATE TABLE IF NOT EXISTS samples (
     example_id TEXT,
     prompt TEXT,
     response TEXT,
+    gold TEXT,
     PRIMARY KEY (job_key, idx)
 );
 CREATE TABLE IF NOT EXISTS skips (
@@ -151,7 +153,7 @@ class JobRecord:
     example_ids: Sequence[str] = ()
     predictions: Sequence[Any] = ()
     values: Sequence[float | None] | None = None
-    samples: Sequence[dict[str, Any]] = ()  # --log-samples: {"prompt", "reply"} per example, in order
+    samples: Sequence[dict[str, Any]] = ()  # --log-samples: {"prompt", "reply", "gold"} per example, in order
     fit_seconds: float = 0.0
     eval_seconds: float = 0.0
 
@@ -222,6 +224,9 @@ class Store:
                     for statement in SCHEMA.split(";"):
                         if statement.strip():
                             self.conn.execute(statement)
+                    for (table, column), kind in _ADDED_COLUMNS.items():
+                        if column not in self._columns(table):
+                            self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
                     self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.DatabaseError as err:
             raise StoreError(f"{self.path}: not a usable SQLite result store ({err})") from None
@@ -260,10 +265,14 @@ class Store:
                              f"{', '.join(sorted(_TABLES - tables))} table)")
         return conn
 
+    def _columns(self, table: str) -> set[str]:
+        return {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}
+
     def _has_schema(self) -> bool:
         tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        return _TABLES | _ADDED_TABLES <= tables and version == SCHEMA_VERSION
+        return (_TABLES | _ADDED_TABLES <= tables and version == SCHEMA_VERSION
+                and all(column in self._columns(table) for table, column in _ADDED_COLUMNS))
 
     def _retry(self, fn: Any, what: str = "write") -> Any:
         """Run `fn` until it gets past another process's lock, at most `self.timeout` seconds; the first
@@ -442,8 +451,9 @@ class Store:
     def _write_samples(c: sqlite3.Connection, r: JobRecord) -> None:
         c.execute("DELETE FROM samples WHERE job_key = ?", (r.job_key,))  # this run's samples, or none
         ids = list(r.example_ids) or [str(i) for i in range(len(r.samples))]
-        c.executemany("INSERT INTO samples (job_key, idx, example_id, prompt, response) VALUES (?, ?, ?, ?, ?)",
-                      [(r.job_key, i, ex_id, sample.get("prompt"), _json(sample.get("reply")))
+        c.executemany("INSERT INTO samples (job_key, idx, example_id, prompt, response, gold)"
+                      " VALUES (?, ?, ?, ?, ?, ?)",
+                      [(r.job_key, i, ex_id, sample.get("prompt"), _json(sample.get("reply")), _json(sample.get("gold")))
                        for i, (ex_id, sample) in enumerate(zip(ids, r.samples))])
 
     @_faults_as_store_errors
@@ -508,17 +518,19 @@ class Store:
     def samples(self, *, job: str | None = None, tasks: Sequence[str] = (),
                 varieties: Sequence[str] = ()) -> list[dict[str, Any]]:
         """The logged samples (--log-samples) of every job that has them (done, or failed for too many
-        invalid answers): job_key, status, task, variety, setting, model, idx, example_id, prompt, response
-        and the stored prediction. `job`: a job key or a prefix of one. [] for a store from before samples."""
+        invalid answers): job_key, status, task, variety, setting, model, idx, example_id, prompt, response,
+        the gold answer (null in a store from before it was kept) and the stored prediction. `job`: a job key or a prefix of one. [] for a store from before samples."""
         if not self._has_table("samples"):
             return []
+        gold = "s.gold" if "gold" in self._columns("samples") else "NULL AS gold"  # a read-only older store
         rows = self.conn.execute(
             "SELECT s.job_key, j.status, j.task, j.variety, j.setting, j.model, s.idx, s.example_id, s.prompt,"
-            " s.response, p.prediction FROM samples s JOIN jobs j USING (job_key)"
+            f" s.response, {gold}, p.prediction FROM samples s JOIN jobs j USING (job_key)"
             " LEFT JOIN predictions p ON p.job_key = s.job_key AND p.idx = s.idx"
             " ORDER BY j.task, j.variety, j.setting, j.model, s.job_key, s.idx").fetchall()
         wanted_tasks, wanted_varieties = set(tasks), {v.lower() for v in varieties}
-        return [{**dict(r), "response": _loads(r["response"]), "prediction": _loads(r["prediction"])}
+        return [{**dict(r), "response": _loads(r["response"]), "gold": _loads(r["gold"]),
+                 "prediction": _loads(r["prediction"])}
                 for r in rows if (job is None or r["job_key"].startswith(job))
                 and (not wanted_tasks or r["task"] in wanted_tasks)
                 and (not wanted_varieties or r["variety"].lower() in wanted_varieties)]

@@ -1,11 +1,12 @@
 """The in-process causal-LM engine (transformers): batched greedy generation with left padding, and
 continuation log-likelihoods for ranking label strings.
 
-Prompt format: the tokenizer's chat template (one user turn, then the assistant's turn opened) when it
-has one — an instruct model answers in its own format — else the plain completion prompt, which ends in
-"Label:" and is continued with " <label>". In loglikelihood mode the continuation's tokens are encoded
+Prompt format: the paper's prompt as plain text (lm-evaluation-harness's default), which ends in "Label:"
+and is continued with " <label>"; with `chat_template=True` the tokenizer's chat template (an optional
+system turn, one user turn, then the assistant's turn opened). Without a template nothing is added, not even
+the default system prompt some templates insert (SmolLM2's). In loglikelihood mode the continuation's tokens are encoded
 apart from the context (lm-evaluation-harness's recipe), so a label's score never depends on how the
-tokenizer would merge it into the prompt's last characters. `trust_remote_code` is off unless asked for.
+tokenizer would merge it into the prompt's last characters. `trust_remote_code` is off unless asked for (`--model-args trust_remote_code=True`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from typing import Any
 from dialectbench.backends.llm.backend import (
     DEFAULT_JOB_BUDGET_S,
     DEFAULT_MAX_INVALID,
+    Generation,
     LLMModel,
+    PromptFormat,
     _check_options,
     fit_icl,
+    format_config,
     k_config,
 )
 from dialectbench.backends.llm.cache import RequestCache
@@ -50,10 +54,12 @@ class HFCausalEngine:
     kind = "hf-causal"
 
     def __init__(self, source: str, gguf_file: str | None, *, device: str | None, dtype: str,
-                 batch_size: int, trust_remote_code: bool) -> None:
+                 batch_size: int, trust_remote_code: bool, prompt_format: PromptFormat | None = None,
+                 revision: str | None = None) -> None:
         self.source, self.gguf_file, self.batch_size = source, gguf_file, batch_size
         self.chunk_size = batch_size * 4
-        self.trust_remote_code = trust_remote_code
+        self.trust_remote_code, self.revision = trust_remote_code, revision
+        self.prompt_format = prompt_format or PromptFormat(False)
         self._device, self._dtype = device, dtype
         self._model: Any = None
         self._tok: Any = None
@@ -68,6 +74,8 @@ class HFCausalEngine:
         dtype = {"auto": torch.bfloat16 if device.startswith("cuda") else torch.float32,
                  "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[self._dtype]
         extra = {"gguf_file": self.gguf_file} if self.gguf_file else {}
+        if self.revision:
+            extra["revision"] = self.revision
         tok = AutoTokenizer.from_pretrained(self.source, trust_remote_code=self.trust_remote_code, **extra)
         model = AutoModelForCausalLM.from_pretrained(self.source, dtype=dtype,
                                                      trust_remote_code=self.trust_remote_code, **extra)
@@ -76,41 +84,56 @@ class HFCausalEngine:
         tok.padding_side = "left"  # generation continues from the last real token of every row
         self._tok, self._model, self.device = tok, model.to(device).eval(), device
 
-    @property
-    def chat(self) -> bool:
+    def chat(self, mode: str = "") -> bool:
+        """Whether prompts go through the tokenizer's chat template (asked for, and the tokenizer has one)."""
+        if not self.prompt_format.chat:
+            return False
         self.load()
-        return bool(getattr(self._tok, "chat_template", None))
+        if not getattr(self._tok, "chat_template", None):
+            raise ValueError(f"hf-causal: {self.source} has no chat template; run without --chat-template")
+        return True
 
     def format(self, prompt: str) -> str:
-        if not self.chat:
-            return prompt
-        return self._tok.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False,
+        if not self.chat():
+            return self.prompt_format.plain(prompt)
+        return self._tok.apply_chat_template(self.prompt_format.messages(prompt), tokenize=False,
                                              add_generation_prompt=True)
+
+    def received(self, prompt: str, mode: str) -> str:
+        return self.format(prompt)
+
+    def prompt_note(self, mode: str) -> str:
+        return "the tokenizer's chat template, applied here" if self.chat() else "plain text: no chat template"
 
     def _encode(self, text: str) -> list[int]:
         # a chat-formatted text already carries its special tokens (BOS) from the template
-        return self._tok(text, add_special_tokens=not self.chat)["input_ids"]
+        return self._tok(text, add_special_tokens=not self.chat())["input_ids"]
 
     def supports_loglikelihood(self) -> bool:
         return True
 
-    def generate(self, prompts: Sequence[str], max_tokens: int, deadline: float | None) -> list[str]:
+    def generate(self, prompts: Sequence[str], max_tokens: int, deadline: float | None,
+                 gen: Generation | None = None) -> list[str]:
         import torch
 
         self.load()
+        gen = gen or Generation()
         texts = [self.format(p) for p in prompts]
+        sampling = {"do_sample": True, "temperature": gen.temperature} if gen.temperature else {"do_sample": False}
+        if gen.temperature:
+            torch.manual_seed(gen.seed or 0)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths share a batch
         out: list[str] = [""] * len(texts)
         for start in range(0, len(order), self.batch_size):
             idx = order[start:start + self.batch_size]
             batch = self._tok([texts[i] for i in idx], return_tensors="pt", padding=True,
-                              add_special_tokens=not self.chat).to(self.device)
+                              add_special_tokens=not self.chat()).to(self.device)
             with torch.inference_mode():
-                gen = self._model.generate(**batch, max_new_tokens=max_tokens, do_sample=False,
-                                           pad_token_id=self._tok.pad_token_id)
-            new = gen[:, batch["input_ids"].shape[1]:]
+                ids = self._model.generate(**batch, max_new_tokens=max_tokens, pad_token_id=self._tok.pad_token_id,
+                                           **sampling)
+            new = ids[:, batch["input_ids"].shape[1]:]
             for i, text in zip(idx, self._tok.batch_decode(new, skip_special_tokens=True)):
-                out[i] = text
+                out[i] = gen.cut(text)
         return out
 
     def loglikelihood(self, pairs: Sequence[tuple[str, str]], deadline: float | None) -> list[float]:
@@ -121,7 +144,7 @@ class HFCausalEngine:
         for context, continuation in pairs:
             ctx = self._encode(self.format(context))
             # after a chat template the assistant's answer starts the turn: no separating space
-            cont = self._tok(continuation.lstrip() if self.chat else continuation,
+            cont = self._tok(continuation.lstrip() if self.chat() else continuation,
                              add_special_tokens=False)["input_ids"]
             encoded.append((ctx, cont))
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i][0]) + len(encoded[i][1]))
@@ -155,7 +178,8 @@ class HFCausalEngine:
 
 
 class HFCausalBackend:
-    """`get_backend("hf-causal:<source>", mode=..., k_shots=..., batch_size=..., device=..., dtype=...)`."""
+    """`get_backend("hf-causal:<source>", mode=..., k_shots=..., batch_size=..., device=..., dtype=...,
+    revision=..., chat_template=..., system_prompt=..., temperature=..., stop=...)`."""
 
     supports_icl = True
 
@@ -163,8 +187,10 @@ class HFCausalBackend:
                  max_tokens: int | None = None, max_invalid: float = DEFAULT_MAX_INVALID,
                  job_budget_s: float = DEFAULT_JOB_BUDGET_S, cache_only: bool = False, batch_size: int = 8,
                  device: str | None = None, dtype: str = "auto", trust_remote_code: bool = False,
-                 name: str | None = None, log_samples: bool = False) -> None:
-        _check_options(k_shots, mode, 1, max_invalid, job_budget_s)
+                 name: str | None = None, log_samples: bool = False, revision: str | None = None,
+                 chat_template: bool = False, system_prompt: str = "", temperature: float = 0.0,
+                 stop: Sequence[str] = ()) -> None:
+        _check_options(k_shots, mode, 1, max_invalid, job_budget_s, temperature)
         if dtype not in ("auto", "float32", "bfloat16", "float16"):
             raise ValueError(f"hf-causal: unknown dtype {dtype!r}; choose auto, float32, bfloat16 or float16")
         if batch_size < 1:
@@ -173,10 +199,12 @@ class HFCausalBackend:
         self.name = name or f"hf-causal:{arg}"
         self.mode, self.k_shots, self.max_tokens = mode, k_shots, max_tokens
         self.max_invalid, self.job_budget_s, self.cache_only = float(max_invalid), float(job_budget_s), cache_only
-        self.temperature, self.log_samples = 0.0, log_samples
-        self.dtype = dtype
+        self.temperature, self.stop, self.log_samples = float(temperature), tuple(stop), log_samples
+        self.dtype, self.revision, self.trust_remote_code = dtype, revision, bool(trust_remote_code)
+        self.prompt_format = PromptFormat(bool(chat_template), system_prompt)
         self._engine = HFCausalEngine(source, gguf_file, device=device, dtype=dtype, batch_size=batch_size,
-                                      trust_remote_code=trust_remote_code)
+                                      trust_remote_code=self.trust_remote_code, prompt_format=self.prompt_format,
+                                      revision=revision)
         self.cache = RequestCache()
 
     def attach_store(self, path: Any) -> None:
@@ -184,13 +212,21 @@ class HFCausalBackend:
 
     @property
     def config(self) -> dict[str, Any]:
-        return {"source": self.name, "k": k_config(self.k_shots), "max_tokens": self.max_tokens,
-                "mode": self.mode, "dtype": self.dtype, "decoding": "greedy"}
+        out = {"source": self.name, "k": k_config(self.k_shots), "max_tokens": self.max_tokens,
+               "mode": self.mode, "dtype": self.dtype,
+               "decoding": f"sampled, temperature {self.temperature:g}" if self.temperature else "greedy",
+               **format_config(self.prompt_format, self.stop)}
+        if self.revision:
+            out["revision"] = self.revision
+        if self.trust_remote_code:
+            out["trust_remote_code"] = True
+        return out
 
     def engine(self) -> HFCausalEngine:
         return self._engine
 
     def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None = None, *,
             seed: int = 0) -> LLMModel:
-        return fit_icl(self, task, train, seed=seed, model_id=f"{self.name}|hf-causal|dtype:{self.dtype}",
-                       name="hf-causal")
+        revision = f"|revision:{self.revision}" if self.revision else ""
+        model_id = f"{self.name}|hf-causal|dtype:{self.dtype}{revision}|{self.prompt_format.tag(self.prompt_format.chat)}"
+        return fit_icl(self, task, train, seed=seed, model_id=model_id, name="hf-causal")

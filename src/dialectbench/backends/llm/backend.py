@@ -8,13 +8,22 @@ classification) and returns an `LLMModel`. Two scoring modes, recorded in each s
   generate       greedy decoding, then the parser in prompts.py; a reply that is null, empty, over-long or
                  names no valid answer is an InvalidAnswer: scored as wrong, counted, and the job fails
                  when more than `max_invalid` (default 10%) of its examples are invalid.
+                 Both rankings are kept: by the summed log-probability (the prediction, `acc`) and by the
+                 log-probability per byte of the label (`acc_norm`, lm-evaluation-harness's length-normalised
+                 accuracy), so that a long label is not penalised for its length alone.
 `mode="auto"` (the default) takes loglikelihood for classification and multiple choice where the engine
 offers it, else generate (and says so); EQA and MT are always generated.
-Every request and response goes through a RequestCache, kept in the result store by the runner.
+The prompt is the paper's text as it stands (prompts.py). `chat_template` wraps it in the model's chat
+template as one user turn (llm: the chat endpoint, where the server applies its template; hf-causal: the
+tokenizer's) or sends it as plain text; `system_prompt` is a system turn, or with no template a paragraph
+before the prompt. Loglikelihood on a server is always plain text (POST /completions).
+Every request and response goes through a RequestCache, kept in the result store by the runner; so do the
+model id a server reports and the outcome of its log-probability probe, so that `--rescore` asks nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import random
@@ -22,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from dialectbench.backends.base import (
@@ -55,6 +65,51 @@ DEFAULT_JOB_BUDGET_S = 1800.0
 
 class CacheOnlyMiss(BackendUnavailableError):
     """--rescore asked for a request the cache does not hold."""
+
+
+@dataclass(frozen=True)
+class PromptFormat:
+    """How the paper's prompt text reaches the model: a chat template or not, and a system prompt."""
+
+    chat: bool
+    system: str = ""
+
+    def plain(self, prompt: str) -> str:
+        """The text sent without a chat template: the system prompt as a paragraph before the prompt."""
+        return f"{self.system}\n\n{prompt}" if self.system else prompt
+
+    def messages(self, prompt: str) -> list[dict[str, str]]:
+        system = [{"role": "system", "content": self.system}] if self.system else []
+        return [*system, {"role": "user", "content": prompt}]
+
+    def tag(self, chat: bool) -> str:
+        """The signature's part: `chat:on|off`, and `system:<sha256 prefix>` when there is one."""
+        system = f"|system:{hashlib.sha256(self.system.encode()).hexdigest()[:8]}" if self.system else ""
+        return f"chat:{'on' if chat else 'off'}{system}"
+
+
+@dataclass(frozen=True)
+class Generation:
+    """Decoding options (`--gen-kwargs`): greedy unless temperature > 0 (then seeded); the reply is cut at
+    the first stop string."""
+
+    temperature: float = 0.0
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+
+    def cut(self, reply: str | None) -> str | None:
+        if reply is None or not self.stop:
+            return reply
+        return reply[:min((i for i in (reply.find(s) for s in self.stop) if i >= 0), default=len(reply))]
+
+    def request(self) -> dict[str, Any]:
+        """What joins each generate request's cache key (nothing for greedy without stop strings)."""
+        out: dict[str, Any] = {}
+        if self.temperature:
+            out.update(temperature=self.temperature, seed=self.seed)
+        if self.stop:
+            out["stop"] = list(self.stop)
+        return out
 
 
 def _check_task(task: str, name: str = "llm") -> None:
@@ -125,13 +180,27 @@ class ServerEngine:
 
     kind = "openai-server"
 
-    def __init__(self, client: ChatClient, model: str, *, temperature: float, seed: int | None,
-                 concurrency: int) -> None:
-        self.client, self.model, self.temperature, self.seed = client, model, temperature, seed
-        self.concurrency = concurrency
+    def __init__(self, client: ChatClient, model: str, *, concurrency: int, prompt_format: PromptFormat,
+                 cache: RequestCache, cache_only: bool) -> None:
+        self.client, self.model, self.concurrency = client, model, concurrency
+        self.prompt_format, self.cache, self.cache_only = prompt_format, cache, cache_only
         self.chunk_size = max(1, concurrency) * 4
         self._ll_support: bool | None = None
         self.ll_problem = ""  # why log-probabilities it gives are not used, when they are not
+
+    def chat(self, mode: str) -> bool:
+        """Whether the prompt goes through a chat template: generate mode on the chat endpoint only."""
+        return self.prompt_format.chat and mode == "generate"
+
+    def received(self, prompt: str, mode: str) -> str:
+        """The prompt text as sent: the user turn on the chat endpoint, else the plain completion prompt."""
+        return prompt if self.chat(mode) else self.prompt_format.plain(prompt)
+
+    def prompt_note(self, mode: str) -> str:
+        if self.chat(mode):
+            return ("chat messages (" + ("system, " if self.prompt_format.system else "") + "user) to POST "
+                    "/chat/completions: the server applies the model's chat template, which the client never sees")
+        return "plain text to POST /completions: no chat template"
 
     def _map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         if self.concurrency <= 1 or len(items) <= 1:
@@ -153,31 +222,50 @@ class ServerEngine:
         finally:  # on an error (server down) the queued requests are dropped, not each retried in turn
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def generate(self, prompts_: Sequence[str], max_tokens: int, deadline: float | None) -> list[str | None]:
-        return self._map(lambda p: self.client.complete(
-            [{"role": "user", "content": p}], model=self.model, temperature=self.temperature,
-            max_tokens=max_tokens, seed=self.seed, deadline=deadline), prompts_)
+    def generate(self, prompts_: Sequence[str], max_tokens: int, deadline: float | None,
+                 gen: Generation = Generation()) -> list[str | None]:
+        fmt, options = self.prompt_format, {"temperature": gen.temperature, "max_tokens": max_tokens,
+                                            "seed": gen.seed if gen.temperature else None,
+                                            "stop": list(gen.stop) or None, "deadline": deadline}
+        if self.chat("generate"):
+            return self._map(lambda p: gen.cut(self.client.complete(fmt.messages(p), model=self.model, **options)),
+                             prompts_)
+        return self._map(lambda p: gen.cut(self.client.text_complete(fmt.plain(p), model=self.model, **options)),
+                         prompts_)
 
     def loglikelihood(self, pairs: Sequence[tuple[str, str]], deadline: float | None) -> list[float | None]:
-        return self._map(lambda cc: self.client.continuation_logprob(cc[0], cc[1], model=self.model,
+        plain = self.prompt_format.plain
+        return self._map(lambda cc: self.client.continuation_logprob(plain(cc[0]), cc[1], model=self.model,
                                                                      deadline=deadline), pairs)
 
     def supports_loglikelihood(self) -> bool:
-        """Asked once: does POST /completions give per-token log-probs of an echoed prompt?"""
+        """Asked once per model and kept in the request cache (so that --rescore asks nothing): does POST
+        /completions give per-token log-probs of an echoed prompt, aligned with their tokens?"""
         if self._ll_support is None:
-            try:
-                self._ll_support = self.client.continuation_logprob("Label:", " yes", model=self.model) is not None
-                if self._ll_support and self.client.echo_misaligned(self.model):
-                    self.ll_problem = ("its echoed prompt log-probabilities are misaligned with their tokens "
-                                       "(llama-cpp-python's server does this for models without a BOS token)")
-                    log.warning("%s: %s; not used for loglikelihood scoring", self.kind, self.ll_problem)
-                    self._ll_support = False
-            except BackendUnavailableError:
-                raise
-            except LLMError as err:
-                log.info("no loglikelihood scoring on this server: %s", err)
-                self._ll_support = False
+            key = request_key(self.model, "probe", {"probe": "echo-logprobs"})
+            found, value = self.cache.lookup(key)
+            if not found:
+                if self.cache_only:
+                    raise CacheOnlyMiss(f"--rescore: the store does not hold the log-probability probe of "
+                                        f"{self.model!r}; run without --rescore to ask the server")
+                value = self._probe()
+                self.cache.put(key, self.model, "probe", {"probe": "echo-logprobs"}, value)
+            self._ll_support, self.ll_problem = bool(value["supports"]), str(value["problem"])
         return self._ll_support
+
+    def _probe(self) -> dict[str, Any]:
+        try:
+            if self.client.continuation_logprob("Label:", " yes", model=self.model) is None:
+                return {"supports": False, "problem": ""}
+            if self.client.echo_misaligned(self.model):
+                return {"supports": False, "problem": "its echoed prompt log-probabilities are misaligned with "
+                        "their tokens (llama-cpp-python's server does this for models without a BOS token)"}
+            return {"supports": True, "problem": ""}
+        except BackendUnavailableError:
+            raise
+        except LLMError as err:
+            log.info("no loglikelihood scoring on this server: %s", err)
+            return {"supports": False, "problem": ""}
 
 
 class LLMModel:
@@ -185,22 +273,34 @@ class LLMModel:
 
     def __init__(self, task: str, demos: list[Any], labels: list[str], engine: Any, *, mode: str,
                  max_tokens: int, max_invalid: float | None, cache: RequestCache, cache_only: bool,
-                 budget_s: float, model_id: str, log_samples: bool = False) -> None:
+                 budget_s: float, model_id: str, log_samples: bool = False,
+                 gen: Generation = Generation()) -> None:
         self.task, self.demos, self.labels, self.engine, self.mode = task, demos, labels, engine, mode
         self.max_tokens, self.max_invalid, self.cache, self.cache_only = max_tokens, max_invalid, cache, cache_only
-        self.budget_s, self.model_id = budget_s, model_id
+        self.budget_s, self.model_id, self.gen = budget_s, model_id, gen
         self.requests = 0  # sent to the engine (cache misses)
         self.log_samples = log_samples  # --log-samples: the runner stores `last_samples` with the job
-        # per example of the last predict(): the exact prompt the engine got and its raw answer (the reply
-        # text, None for a null reply; in loglikelihood mode {candidate: summed log-probability})
+        # per example of the last predict(): the prompt exactly as the engine got it and its raw answer (the
+        # reply text, None for a null reply; in loglikelihood mode {candidate: summed log-probability})
         self.last_samples: list[dict[str, Any]] = []
+        # loglikelihood mode: the predictions of each ranking ({"acc": summed, "acc_norm": per byte})
+        self.last_rankings: dict[str, list[Any]] = {}
 
     @property
     def signature(self) -> str:
-        return f"icl|{self.engine.kind}|mode:{self.mode}|k:{len(self.demos)}"
+        fmt = self.engine.prompt_format.tag(self.engine.chat(self.mode))
+        decoding = ""
+        if self.mode == "generate" and self.gen.temperature:
+            decoding = f"|temperature:{self.gen.temperature:g}|seed:{self.gen.seed}"
+        return f"icl|{self.engine.kind}|mode:{self.mode}|k:{len(self.demos)}|{fmt}{decoding}"
+
+    @property
+    def prompt_note(self) -> str:
+        """How the prompt reached the model (stored with the job: a server's template is not visible)."""
+        return self.engine.prompt_note(self.mode)
 
     def prompt(self, example: Any, variety: str | None = None) -> str:
-        return prompts.build_prompt(self.task, self.demos, example, self.labels, variety)
+        return prompts.build_prompt(self.task, self.demos, example, variety)
 
     def _cached(self, endpoint: str, requests: list[dict[str, Any]], call: Callable[[list[dict]], list[Any]],
                 deadline: float) -> list[Any]:
@@ -235,13 +335,14 @@ class LLMModel:
     def predict(self, examples: Sequence[Any], variety: str | None = None) -> list[Any]:
         deadline = time.monotonic() + self.budget_s
         texts = [self.prompt(ex, variety) for ex in examples]
+        self.last_rankings = {}
         if self.mode == "loglikelihood":
             return self._rank(examples, texts, deadline)
-        requests = [{"prompt": t, "max_tokens": self.max_tokens} for t in texts]
+        requests = [{"prompt": t, "max_tokens": self.max_tokens, **self.gen.request()} for t in texts]
         replies = self._cached("generate", requests, lambda rs: self.engine.generate(
-            [r["prompt"] for r in rs], self.max_tokens, deadline), deadline)
+            [r["prompt"] for r in rs], self.max_tokens, deadline, self.gen), deadline)
         out = [interpret(self.task, reply, ex, self.labels) for reply, ex in zip(replies, examples)]
-        self.last_samples = [{"prompt": self._rendered(t), "reply": r} for t, r in zip(texts, replies)]
+        self.last_samples = [{"prompt": self._received(t), "reply": r} for t, r in zip(texts, replies)]
         bad = sum(isinstance(p, InvalidAnswer) for p in out)
         if bad:
             log.warning("%s (%s): %d of %d replies named no valid answer (scored as wrong)",
@@ -254,28 +355,35 @@ class LLMModel:
         scores = self._cached("loglikelihood", requests, lambda rs: self.engine.loglikelihood(
             [(r["context"], r["continuation"]) for r in rs], deadline), deadline)
         out: list[Any] = []
+        norm: list[Any] = []
         self.last_samples = []
         pos = 0
         for ex, text, opts in zip(examples, texts, options):
             mine = scores[pos:pos + len(opts)]
             pos += len(opts)
-            self.last_samples.append({"prompt": self._rendered(text), "reply": dict(zip(opts, mine))})
+            self.last_samples.append({"prompt": self._received(text), "reply": dict(zip(opts, mine))})
             if any(s is None for s in mine):
                 out.append(InvalidAnswer("no log-probabilities"))
+                norm.append(out[-1])
                 continue
-            best = max(range(len(opts)), key=lambda i: (mine[i], -i))  # ties: the first option
-            out.append(best if self.task == "mrc" else opts[best])
+            per_byte = [v / max(1, len((" " + o).encode("utf-8"))) for v, o in zip(mine, opts)]
+            for ranked, values in ((out, mine), (norm, per_byte)):
+                best = max(range(len(opts)), key=lambda i: (values[i], -i))  # ties: the first option
+                ranked.append(best if self.task == "mrc" else opts[best])
+        self.last_rankings = {"acc": out, "acc_norm": norm}
         return out
 
-    def _rendered(self, prompt: str) -> str:
+    def _received(self, prompt: str) -> str:
         """The prompt as the model reads it: an in-process engine applies its chat template here (a server
-        applies its own, which the client never sees: there the prompt is the user turn as sent)."""
-        render = getattr(self.engine, "format", None)  # only when logged: rendering loads the tokenizer
-        return render(prompt) if self.log_samples and callable(render) else prompt
+        applies its own to the chat messages, which the client never sees: there it is the user turn)."""
+        if not self.log_samples:  # only when logged: rendering an in-process template loads the tokenizer
+            return prompt
+        return self.engine.received(prompt, self.mode)
 
 
 class LLMBackend:
-    """`get_backend("llm:<base url>", model=..., k_shots=..., mode=..., concurrency=..., max_invalid=...)`."""
+    """`get_backend("llm:<base url>", model=..., k_shots=..., mode=..., concurrency=..., max_invalid=...,
+    chat_template=..., system_prompt=..., temperature=..., stop=...)`."""
 
     supports_icl = True
 
@@ -284,8 +392,9 @@ class LLMBackend:
                  timeout: float = 30.0, retries: int = 2, backoff: float = 0.5, name: str | None = None,
                  client: ChatClient | None = None, mode: str = "auto", concurrency: int = 4,
                  max_invalid: float = DEFAULT_MAX_INVALID, job_budget_s: float = DEFAULT_JOB_BUDGET_S,
-                 cache_only: bool = False, log_samples: bool = False) -> None:
-        _check_options(k_shots, mode, concurrency, max_invalid, job_budget_s)
+                 cache_only: bool = False, log_samples: bool = False, chat_template: bool = True,
+                 system_prompt: str = "", stop: Sequence[str] = ()) -> None:
+        _check_options(k_shots, mode, concurrency, max_invalid, job_budget_s, temperature)
         self.client = client or ChatClient(base_url, api_key_env=api_key_env, timeout=timeout,
                                            retries=retries, backoff=backoff)
         self.base_url = self.client.base_url  # without credentials
@@ -294,37 +403,66 @@ class LLMBackend:
         self.k_shots, self.temperature, self.max_tokens = k_shots, float(temperature), max_tokens
         self.mode, self.concurrency, self.max_invalid = mode, int(concurrency), float(max_invalid)
         self.job_budget_s, self.cache_only, self.log_samples = float(job_budget_s), cache_only, log_samples
+        self.prompt_format, self.stop = PromptFormat(bool(chat_template), system_prompt), tuple(stop)
         self.cache = RequestCache()
         self._engine: ServerEngine | None = None
 
     def attach_store(self, path: Any) -> None:
-        """Keep the request cache in the result store (the runner calls this)."""
+        """Keep the request cache in the result store (the runner calls this before reading `config`)."""
         self.cache = RequestCache(path)
 
     @property
     def model(self) -> str:
-        """The model id; asked of the server (GET /models) once when none was given."""
+        """The model id; when none was given, asked of the server (GET /models) once and kept in the request
+        cache, where --rescore finds it without a server."""
         if self._model is None:
-            self._model = self.client.served_model()
+            key = request_key("", "models", {"url": self.base_url})
+            if self.cache_only:
+                found, value = self.cache.lookup(key)
+                if not found:
+                    raise CacheOnlyMiss(f"--rescore: the store does not say which model {self.base_url} served; "
+                                        f"pass the model id (model=..., ${MODEL_ENV}) or run without --rescore")
+                self._model = str(value)
+            else:
+                self._model = self.client.served_model()
+                self.cache.put(key, "", "models", {"url": self.base_url}, self._model)
         return self._model
 
     @property
     def config(self) -> dict[str, Any]:
         return {"url": self.base_url, "model": self.model, "k": k_config(self.k_shots),
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "mode": self.mode}
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "mode": self.mode,
+                **format_config(self.prompt_format, self.stop)}
 
     def engine(self) -> ServerEngine:
         if self._engine is None:
-            self._engine = ServerEngine(self.client, self.model, temperature=self.temperature, seed=None,
-                                        concurrency=self.concurrency)
+            self._engine = ServerEngine(self.client, self.model, concurrency=self.concurrency,
+                                        prompt_format=self.prompt_format, cache=self.cache,
+                                        cache_only=self.cache_only)
+        self._engine.cache = self.cache  # the store's, once attached
         return self._engine
 
     def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None = None, *,
             seed: int = 0) -> LLMModel:
-        return fit_icl(self, task, train, seed=seed, model_id=f"{self.model}|openai-server|temperature:{self.temperature:g}", name="llm")
+        return fit_icl(self, task, train, seed=seed, name="llm",
+                       model_id=f"{self.model}|openai-server|{self.prompt_format.tag(self.prompt_format.chat)}")
 
 
-def _check_options(k_shots: int | None, mode: str, concurrency: int, max_invalid: float, budget: float) -> None:
+def format_config(fmt: PromptFormat, stop: Sequence[str]) -> dict[str, Any]:
+    """The prompt-format and stop options as they join the job config: the template's state always (what
+    the model reads), a system prompt and stop strings when given."""
+    out: dict[str, Any] = {"chat_template": fmt.chat}
+    if fmt.system:
+        out["system_prompt"] = fmt.system
+    if stop:
+        out["stop"] = list(stop)
+    return out
+
+
+def _check_options(k_shots: int | None, mode: str, concurrency: int, max_invalid: float, budget: float,
+                   temperature: float = 0.0) -> None:
+    if temperature < 0:
+        raise ValueError(f"temperature must be >= 0 (got {temperature})")
     if k_shots is not None and k_shots < 0:
         raise ValueError(f"k_shots must be >= 0 (got {k_shots})")
     if mode not in MODES:
@@ -355,8 +493,11 @@ def resolve_mode(requested: str, task: str, engine: Any) -> str:
         raise UnsupportedTaskError(f"{engine.kind}: loglikelihood scoring needs per-token log-probabilities "
                                    "(POST /completions with echo and logprobs), which this server does not give"
                                    + (f" correctly: {problem}" if problem else ""))
-    log.warning("%s offers no log-probabilities of the prompt (POST /completions with echo and logprobs): "
-                "%s is scored in generate mode", engine.kind, task)
+    if problem:  # one message: why its log-probabilities are not used, not also that it has none
+        log.warning("%s: %s; %s is scored in generate mode", engine.kind, problem, task)
+    else:
+        log.warning("%s offers no log-probabilities of the prompt (POST /completions with echo and logprobs): "
+                    "%s is scored in generate mode", engine.kind, task)
     return "generate"
 
 
@@ -370,6 +511,7 @@ def fit_icl(backend: Any, task: str, train: Sequence[Any], *, seed: int, model_i
     engine = backend.engine()
     mode = resolve_mode(backend.mode, task, engine)
     max_tokens = backend.max_tokens or MAX_TOKENS.get(task, 16)
+    gen = Generation(backend.temperature, backend.stop, seed if backend.temperature else None)
     return LLMModel(task, demos, labels, engine, mode=mode, max_tokens=max_tokens,
                     max_invalid=backend.max_invalid, cache=backend.cache, cache_only=backend.cache_only,
-                    budget_s=backend.job_budget_s, model_id=model_id, log_samples=backend.log_samples)
+                    budget_s=backend.job_budget_s, model_id=model_id, log_samples=backend.log_samples, gen=gen)

@@ -10,6 +10,7 @@ reach a log line, a job message or the store.
 from __future__ import annotations
 
 import base64
+import math
 import os
 import re
 import time
@@ -130,15 +131,28 @@ class ChatClient:
             f"({last}); is an OpenAI-compatible server running there?"))
 
     def complete(self, messages: list[dict[str, str]], *, model: str, temperature: float, max_tokens: int,
-                 seed: int | None = None, deadline: float | None = None) -> str | None:
+                 seed: int | None = None, stop: list[str] | None = None,
+                 deadline: float | None = None) -> str | None:
         """The first choice's text (None when the server sent `content: null` or no choice)."""
-        extra = {} if seed is None else {"seed": seed}
+        extra = {k: v for k, v in (("seed", seed), ("stop", stop)) if v is not None}
         reply = self._call("chat completion", lambda: self._client.chat.completions.create(
-            model=model, messages=messages, temperature=temperature, max_tokens=max_tokens, extra_headers=self._headers(), **extra), deadline)
+            model=model, messages=messages, temperature=temperature, max_tokens=max_tokens,
+            extra_headers=self._headers(), **extra), deadline)
         choices = getattr(reply, "choices", None) or []
         if not choices or getattr(choices[0], "message", None) is None:
             return None
         return choices[0].message.content
+
+    def text_complete(self, prompt: str, *, model: str, temperature: float, max_tokens: int,
+                      seed: int | None = None, stop: list[str] | None = None,
+                      deadline: float | None = None) -> str | None:
+        """POST /completions without a chat template: the first choice's text (None when there is none)."""
+        extra = {k: v for k, v in (("seed", seed), ("stop", stop)) if v is not None}
+        reply = self._call("completion", lambda: self._client.completions.create(
+            model=model, prompt=prompt, temperature=temperature, max_tokens=max_tokens,
+            extra_headers=self._headers(), **extra), deadline)
+        choices = getattr(reply, "choices", None) or []
+        return getattr(choices[0], "text", None) if choices else None
 
     def continuation_logprob(self, context: str, continuation: str, *, model: str,
                              deadline: float | None = None) -> float | None:
@@ -208,7 +222,7 @@ def _retry_after(exc: Any) -> float | None:
         value = float(exc.response.headers.get("retry-after", ""))
     except (AttributeError, TypeError, ValueError):
         return None
-    return min(max(value, 0.0), MAX_RETRY_AFTER) if value == value else None  # NaN is no number
+    return None if math.isnan(value) else min(max(value, 0.0), MAX_RETRY_AFTER)
 
 
 def _cause(exc: BaseException) -> str:

@@ -1,7 +1,8 @@
 """Task prompts (DialectBench Appendix I, adapted from Super-NaturalInstructions) and answer parsing.
 
-The prompt is one user message: the instruction, k demonstrations, then the test input with an empty
-answer slot ("Label:", "Answer:", ...), as in the paper's templates.
+The prompt is the paper's template: the instruction, k demonstrations, then the test input with an empty
+answer slot ("Label:", "Answer:", ...); nothing is added to it (how it reaches the model, chat template or
+plain text, system prompt or none, is the engine's: backend.py).
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ INSTRUCTIONS: dict[str, str] = yaml.safe_load(
     resources.files("dialectbench.backends.llm").joinpath("prompts.yaml").read_text(encoding="utf-8"))
 
 
-def instruction(task: str, labels: Sequence[str] = (), variety: str | None = None) -> str:
-    if task in CLASSIFICATION:
-        return f"{INSTRUCTIONS[task]} Answer with one of: {', '.join(labels)}."
+def instruction(task: str, variety: str | None = None) -> str:
+    """The task's instruction as prompts.yaml has it (SA and EQA: Appendix I word for word; the labels are
+    shown only by the demonstrations, as in the paper)."""
     if task.startswith("mt"):
         source = f" from {variety}" if variety else ""
         return f"In this task, you are given a sentence. Your task is to translate it{source} into English."
@@ -53,9 +54,8 @@ def render(task: str, ex: Any, with_answer: bool) -> str:
     return "\n\n".join(lines)
 
 
-def build_prompt(task: str, demos: Sequence[Any], ex: Any, labels: Sequence[str] = (),
-                 variety: str | None = None) -> str:
-    blocks = [instruction(task, labels, variety)]
+def build_prompt(task: str, demos: Sequence[Any], ex: Any, variety: str | None = None) -> str:
+    blocks = [instruction(task, variety)]
     blocks += [render(task, d, True) for d in demos]
     blocks.append(render(task, ex, False))
     return "\n\n".join(blocks)
