@@ -222,6 +222,8 @@ class DataSource:
         options = {**entry.options, **p.options}
         if entry.format == "sdqa":
             return _read_sdqa_qa(paths, options)
+        if entry.format == "squad" and "questions" in paths:
+            return _with_typed_questions(paths, options)
         from dialectbench.data.readers import READERS
 
         return list(READERS[entry.format](**paths, **options))
@@ -289,6 +291,23 @@ def _read_sdqa_qa(paths: dict[str, Path], options: dict[str, Any]) -> list[QAExa
             continue
         text = sq.transcripts.get(locale, "") if locale else next(iter(sq.transcripts.values()), "")
         out.append(QAExample(f"{sq.example_id}:{dialect}", qa.context, text, qa.answers, qa.answer_starts))
+    return out
+
+
+def _with_typed_questions(paths: dict[str, Path], options: dict[str, Any]) -> list[QAExample]:
+    """SD-QA gold-passage examples ("<stem>:<language>-<TyDi id>-<dialect>") with the typed question of the
+    SD-QA question file (`questions`, its "<language>-gold" column) joined by TyDi id."""
+    from dialectbench.data.readers import read_sdqa, read_squad, sdqa_dialects
+
+    questions = paths["questions"]
+    root, lang, split = questions.parents[2], questions.parent.name, questions.parent.parent.name
+    first = sdqa_dialects(root, lang, split)[:1]
+    typed = {sq.example_id: sq.question for sq in read_sdqa(root, lang, split, dialects=first, keep_missing=True)}
+    out = []
+    for ex in read_squad(paths["path"], **options):
+        qid = ex.example_id.split(":", 1)[-1]
+        tydi = qid.split("-", 1)[-1].rpartition("-")[0]  # ids may be negative: "english--598...-usa"
+        out.append(dataclasses.replace(ex, typed_question=typed.get(tydi, "")))
     return out
 
 

@@ -194,7 +194,8 @@ def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, 
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
                       config=job_config, catalog=catalog,
-                      training_free=tuple(getattr(backend, "training_free_tasks", ())))
+                      training_free=tuple(getattr(backend, "training_free_tasks", ())),
+                      cross_fit=tuple(getattr(backend, "cross_fit_tasks", ())))
     _weigh_fits(plan, backend)
     try:
         db = Store(store)
