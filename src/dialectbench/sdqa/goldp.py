@@ -2,10 +2,13 @@
 <dialect>.json`, SQuAD 1.1 layout, built by DialectBench from TyDi QA GoldP): each dialect's file asks the
 same questions about the same passages, the question being that dialect's ASR transcript.
 
-Per question we score the minimal answer with SQuAD F1 (the benefit for unfairness, SD-QA §3), then per
-dialect the mean F1 (Table 4 layout), the generalized-entropy unfairness per language and over all dialects
-(Table 5 layout), the Spearman correlation of WER with F1 per language (Table 15 layout: across questions,
-and across dialects as the paper plots it), and F1 ~ WER + (1 | dialect) with statsmodels (§4).
+The questions are answered, by default, by a reader trained on each language's typed (gold) questions over
+these passages, cross-fitted by passage so that none is answered by a model that saw its passage
+(`CrossFitReader`; the mirror has no TyDi QA training set). Per question we score the minimal answer with
+SQuAD F1 (the benefit for unfairness, SD-QA §3), then per dialect the mean F1 (Table 4 layout), the
+generalized-entropy unfairness per language and over all dialects (Table 5 layout), the Spearman
+correlation of WER with F1 per language (Table 15 layout: across dialects, with n and p, and across
+questions), and F1 ~ WER + (1 | dialect) with statsmodels (§4).
 
 A question whose transcript is empty ("?" only: the recording or its ASR output is missing) is still asked
 and scored, and counted per dialect as `empty_questions`; its WER comes from the SD-QA transcripts
@@ -211,7 +214,8 @@ def run_goldp(data_dir: Path | str, *, sdqa_dir: Path | str | None = None, langs
     wer = per_question_wer(sdqa_dir, list(golds), split)
     q = q.merge(wer, on=["lang", "dialect", "example_id"], how="left")
     res = GoldpResult(reader.name, q, f1_table(q))
-    res.unfairness = unfairness_table(q)
+    in_goldp = {lang: set(q.loc[q["lang"] == lang, "example_id"]) for lang in golds}
+    res.unfairness = unfairness_table(q, {lang: len(set(qs) - in_goldp[lang]) for lang, qs in golds.items() if qs})
     res.spearman = spearman_table(q, res.f1)
     if mixed:
         res.mixed = [mixed_effects(q, lang) for lang in dict.fromkeys(q["lang"])]
@@ -229,20 +233,32 @@ def f1_table(q: pd.DataFrame) -> pd.DataFrame:
     return t
 
 
-def _ge(part: pd.DataFrame) -> dict:
+def _ge(part: pd.DataFrame, no_answer: dict[str, int]) -> dict:
+    """The index over the GoldP questions, and over SD-QA's population: the same plus, per dialect, the
+    language's dev questions without a TyDi answer (not in GoldP) at benefit 1, a correct abstention."""
     res = ge_decomposition(part["f1"].to_numpy(), part["dialect"].to_numpy())
+    extra = {d: no_answer.get(lang, 0) for d, lang in zip(part["dialect"], part["lang"])}
+    full = ge_decomposition(np.concatenate([part["f1"].to_numpy(), np.ones(sum(extra.values()))]),
+                            [*part["dialect"], *(d for d, k in extra.items() for _ in range(k))])
     return {"unfairness": res.total, "within": res.within, "between": res.between,
             "avg_f1": float(100 * part.groupby("dialect")["f1"].mean().mean()), "n": len(part),
-            "dialects": part["dialect"].nunique(), "empty_questions": int(part["empty"].sum())}
+            "dialects": part["dialect"].nunique(), "empty_questions": int(part["empty"].sum()),
+            "no_answer_questions": sum(extra.values()), "unfairness_sdqa_population": full.total}
 
 
-def unfairness_table(q: pd.DataFrame) -> list[dict]:
+def unfairness_table(q: pd.DataFrame, no_answer: dict[str, int] | None = None) -> list[dict]:
     """Table 5 layout: per language, then `all` (the dialects of every language scored), generalized
-    entropy (alpha = 2) of per-question F1 over dialects and the average F1 (avg_L). Gold rows excluded."""
+    entropy (alpha = 2) of per-question F1 grouped by dialect, and the average F1 (avg_L). Gold rows
+    excluded. SD-QA's Table 5 is this index over every dev question of the TyDi primary task, about half
+    of which have no answer and score 1 when the system abstains (docs/protocol.md); GoldP keeps only the
+    answered ones, so its index is larger at the same F1. `unfairness_sdqa_population` adds, per
+    dialect, the `no_answer` questions of its language (SD-QA dev questions not in GoldP) at benefit 1,
+    as if the reader abstained on exactly those: the paper's population, under that assumption."""
+    no_answer = no_answer or {}
     asr = q[q["dialect"] != GOLD]
-    rows = [{"lang": lang, **_ge(part)} for lang, part in asr.groupby("lang", sort=False)]
+    rows = [{"lang": lang, **_ge(part, no_answer)} for lang, part in asr.groupby("lang", sort=False)]
     if asr["lang"].nunique() > 1:
-        rows.append({"lang": "all", **_ge(asr.assign(dialect=asr["lang"] + ":" + asr["dialect"]))})
+        rows.append({"lang": "all", **_ge(asr.assign(dialect=asr["lang"] + ":" + asr["dialect"]), no_answer)})
     return rows
 
 
