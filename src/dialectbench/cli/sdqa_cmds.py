@@ -346,7 +346,8 @@ def goldp_cmd(data_dir: Path = _GOLDP_DIR, sdqa_dir: Path = _GOLDP_SDQA, lang: s
     emit([{k: v for k, v in r.items() if k != "dialect"} for r in out["f1"]], fmt,
          title=f"Minimal-answer F1 % per dialect (SQuAD F1, {res.system}; gold = typed questions)")
     emit(_fmt5(out["unfairness"]), fmt, title="QA unfairness: generalized entropy (alpha=2) of per-question "
-         "F1 (Table 5 layout; 'all' over every dialect scored)")
+         "F1 grouped by dialect (Table 5 layout; 'all' over every dialect scored); sdqa population: with each "
+         "language's dev questions that have no answer at benefit 1, as Table 5 counts a correct abstention")
     emit(_fmt5(out["spearman"]), fmt, title="Spearman rho of WER and F1 per language, across dialects (n, p) and "
          "across questions (Table 15 layout)")
     if out["mixed"]:
