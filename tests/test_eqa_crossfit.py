@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+from typing import ClassVar
 
 import pytest
 
@@ -35,7 +36,7 @@ def _questions() -> list[QAExample]:
 class _Recorder:
     """A fake backend fit: remembers its training set and answers with its own number."""
 
-    fitted: list[list[QAExample]] = []
+    fitted: ClassVar[list[list[QAExample]]] = []
 
     def __init__(self, train):
         self.number, self.train = len(_Recorder.fitted), list(train)

@@ -118,8 +118,8 @@ class CrossFitReader:
     def fit_language(self, lang: str, gold: Sequence[QAExample]) -> None:
         from dialectbench.backends import get_backend
 
-        fitted = get_backend(self.backend)
-        self.models[lang] = CrossFitted(lambda train: fitted.fit("eqa", train, None, seed=self.seed), gold,
+        backend = get_backend(self.backend)
+        self.models[lang] = CrossFitted(lambda train: backend.fit("eqa", train, None, seed=self.seed), gold,
                                         self.folds, self.seed, trained_on=f"{lang} GoldP gold questions")
 
     def answers(self, examples: Sequence[QAExample], lang: str | None = None) -> list[str]:
@@ -134,7 +134,8 @@ def with_questions(s: GoldpSet, questions: dict[str, str]) -> list[QAExample]:
             for e, t in zip(s.examples, s.tydi_ids)]
 
 
-def score_set(reader: Reader | CrossFitReader, s: GoldpSet, questions: dict[str, str] | None = None) -> pd.DataFrame:
+def score_set(reader: Reader | CrossFitReader, s: GoldpSet,
+              questions: dict[str, str] | None = None) -> pd.DataFrame:
     """Per-question F1/EM (0-1) of `reader` on one dialect's file; `questions` (TyDi id -> text) replaces
     the file's questions (the gold questions of ../sd-qa, for the Gold row)."""
     from dialectbench.metrics.qa import squad_scores
@@ -278,7 +279,7 @@ def spearman_table(q: pd.DataFrame, f1: pd.DataFrame) -> list[dict]:
         rec: dict = {"lang": lang, "rho_dialects": float("nan"), "p_dialects": float("nan"),
                      "n_dialects": len(d), "note": ""}
         if len(d) < MIN_RANKED:
-            rec["note"] = f"dialect rho undefined: {len(d)} dialect(s), a rank correlation needs {MIN_RANKED}+"
+            rec["note"] = f"undefined ({len(d)} dialects)"
         elif d["wer"].nunique() > 1 and d["f1"].nunique() > 1:
             r = spearman(d["wer"].tolist(), d["f1"].tolist())
             rec.update(rho_dialects=r.rho, p_dialects=r.p_value)
