@@ -70,7 +70,7 @@ def test_no_question_is_answered_by_a_model_trained_on_its_passage():
     # and every training passage is tested exactly once, by the one model that lacks it
     assert sorted(answered_by) == sorted(cf.folds[passage_key(e)] for e in exs)
     assert cf.passage_leaks(exs) == 0 and cf.text_overlap(exs).shared == 0
-    assert cf.describe(exs) == {"folds": 5, "by": "passage", "train_questions": 40, "passages": 20,
+    assert cf.cross_fit_extra(exs) == {"folds": 5, "by": "passage", "train_questions": 40, "passages": 20,
                                 "passages_seen": 0}
     # a model asked about a passage it trained on would be counted: the checks can fail
     wrong = next(i for i in range(5) if i != cf.fold_of(exs[0]))

@@ -79,6 +79,7 @@ class CrossFitted:
                 shared += overlap(mine, self.train_texts[i]).shared
         return Overlap(shared, len(examples))
 
-    def describe(self, examples: Sequence[Any]) -> dict[str, Any]:
+    def cross_fit_extra(self, examples: Sequence[Any]) -> dict[str, Any]:
+        """What a stored score says of the cross-fit: folds, sizes, and the passages its models had seen (0)."""
         return {"folds": self.k, "by": "passage", "train_questions": self.n_train,
                 "passages": len(self.folds), "passages_seen": self.passage_leaks(examples)}

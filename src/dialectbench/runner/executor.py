@@ -151,8 +151,8 @@ def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None) ->
         scored["extra"].update(invalid_answers.invalid_extra(predictions))
     if getattr(model, "signature", ""):  # how the model answered (icl scoring mode, k) heads the signature
         scored["signature"] = f"{model.signature}|{scored['signature']}"
-    if hasattr(model, "describe"):  # a cross-fitted model: its folds, and the passages it had seen (0)
-        scored["extra"]["cross_fit"] = model.describe(golds)
+    if hasattr(model, "cross_fit_extra"):  # a cross-fitted model: its folds, the passages it had seen (0)
+        scored["extra"]["cross_fit"] = model.cross_fit_extra(golds)
     return {**scored, "golds": golds, "predictions": predictions, "samples": samples}
 
 
