@@ -64,7 +64,10 @@ def test_error_message_names_file_line_problem_and_pickles():
 
 
 def test_readers_registry_lists_every_format():
-    assert set(READERS) == {"conllu", "iob", "labelled", "pairs", "multiple_choice", "squad", "parallel", "sdqa"}
+    from dialectbench.data.catalogue.models import FORMATS
+
+    assert set(READERS) == set(FORMATS) == {"conllu", "iob", "labelled", "pairs", "multiple_choice", "squad",
+                                           "goldp", "parallel", "sdqa"}
     assert READERS["conllu"] is read_conllu
 
 

@@ -65,13 +65,16 @@ class MultipleChoiceExample:
 
 @dataclass(frozen=True)
 class QAExample:
-    """SQuAD/TyDi extractive QA: gold answers as texts with their character offsets in `context`."""
+    """SQuAD/TyDi extractive QA: gold answers as texts with their character offsets in `context`.
+    `typed_question`: where `question` is a transcript (SD-QA), the question as typed, "" elsewhere; a
+    cross-fitted reader trains on it (backends/crossfit.py)."""
 
     example_id: str
     context: str
     question: str
     answers: tuple[str, ...]
     answer_starts: tuple[int, ...]
+    typed_question: str = ""
 
 
 @dataclass(frozen=True)

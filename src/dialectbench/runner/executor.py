@@ -171,6 +171,8 @@ def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None, de
     head = "|".join(filter(None, [getattr(model, "signature", ""), demos]))
     if head:  # how the model answered (icl scoring mode, k, demonstration source) heads the signature
         scored["signature"] = f"{head}|{scored['signature']}"
+    if hasattr(model, "cross_fit_extra"):  # a cross-fitted model: its folds, the passages it had seen (0)
+        scored["extra"]["cross_fit"] = model.cross_fit_extra(golds)
     return {**scored, "golds": golds, "predictions": predictions, "samples": samples}
 
 
@@ -236,6 +238,9 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
             yield _record(job, group, "skipped", seed=seed, config=config, message=problems[job.variety])
     jobs = [j for j in jobs if j.variety not in problems]
     if not jobs:
+        return
+    if group.training.mode == "crossfit":
+        yield from _run_cross_fitted(group, jobs, tests, backend, seed=seed, config=config, events=events)
         return
     t0 = time.perf_counter()
     try:
@@ -311,6 +316,43 @@ def _without_demos(golds: list[Any], demos: list[Any] | None) -> tuple[list[Any]
     return kept, len(golds) - len(kept)
 
 
+def _run_cross_fitted(group: Group, jobs: Sequence[Job], tests: dict[str, list], backend: Any, *, seed: int,
+                      config: dict[str, Any], events: Events) -> Iterator[JobRecord]:
+    """Each job's reader is cross-fitted by passage on its own test set's typed questions (SD-QA: the gold
+    question of each transcribed one); test sets asking the same typed questions about the same passages
+    (every dialect of a language) share one set of fold models. The leak check compares each question
+    with what the model that answered it was trained on."""
+    from dialectbench.backends.crossfit import CrossFitted
+
+    fitted: dict[frozenset, tuple[CrossFitted, float]] = {}
+    scored: dict[Any, dict[str, Any]] = {}
+    for k, job in enumerate(jobs):
+        events.job_started(job)
+        progress.report("evaluate", done=k, total=len(jobs), unit="jobs")
+        golds = tests[job.variety]
+        train = [replace(ex, question=ex.typed_question) for ex in golds if getattr(ex, "typed_question", "")]
+        if not train:
+            yield _record(job, group, "skipped", seed=seed, config=config,
+                          message="no typed (gold) questions in the test set to cross-fit a reader on")
+            continue
+        key = text_set(train) | {f"n={len(train)}"}
+        if key not in fitted:
+            t0 = time.perf_counter()
+            try:
+                model = CrossFitted(lambda part: backend.fit(group.task, part, None, seed=seed), train, seed=seed,
+                                    trained_on="the test set's gold questions")
+            except BackendUnavailableError:
+                raise
+            except Exception as err:  # noqa: BLE001 - a backend bug or too few passages: this job fails, others go on
+                yield _record(job, group, "failed", seed=seed, config=config,
+                              message=f"cross-fitted fit failed: {type(err).__name__}: {err}")
+                continue
+            fitted[key] = (model, time.perf_counter() - t0)
+        model, fit_seconds = fitted[key]
+        yield _evaluate_job(job, group, model, golds, None, seed, config, fit_seconds, scored,
+                            leak=model.text_overlap(golds))
+
+
 def _trees_only(train: list[Any], dev: list[Any] | None) -> tuple[list[Any], list[Any] | None, dict[str, Any]]:
     """DEP training and early-stopping sets without the sentences that are not trees (readers/conllu.py),
     and what was left out: {"train_left_out": n, "first": "path:line: problem"} ({} when nothing was)."""
@@ -361,7 +403,8 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
                   config: dict[str, Any], fit_seconds: float, cache: dict[Any, dict[str, Any]], *,
                   train_labels: Counter | None = None, label_space: dict[str, Any] | None = None,
                   train_tags: Counter | None = None, train_not_trees: dict[str, Any] | None = None,
-                  seen: frozenset[str] = frozenset(), held_out: int = 0, sample_suite: bool = False) -> JobRecord:
+                  seen: frozenset[str] = frozenset(), held_out: int = 0, sample_suite: bool = False,
+                  leak: Any = None) -> JobRecord:
     t0 = time.perf_counter()
     gap = jobflags.entity_type_gap(train_tags or Counter(), golds, job.task)
     if gap:  # the model cannot name one gold entity: a 0 would be a mapping gap, not a score
@@ -395,7 +438,7 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
                                       task=job.task, train_tags=train_tags)
     if label_space is not None:
         flags["label_space"] = {k: v for k, v in label_space.items() if k != "train_labels"}
-    leak = overlap(golds, seen)
+    leak = overlap(golds, seen) if leak is None else leak  # a cross-fitted model checks per fold
     if leak.shared:
         flags["overlap"] = {"share": round(leak.shared / leak.total, 4), "test": leak.shared}
     if sample_suite:

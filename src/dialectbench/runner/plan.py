@@ -46,6 +46,8 @@ PRETRAINED = "none (pretrained)"
 TRAINING_FREE = "none (training-free)"  # a backend's model that needs no training data (MRC's sliding window)
 FEWSHOT_SOURCES = ("variety", "cluster", "english")
 DEFAULT_FEWSHOT = {"sa": "variety"}  # every other task: english (see the module doc)
+# EQA without TyDi QA: each test question's typed (gold) form trains the reader, cross-fitted by passage
+CROSS_FITTED = "the test set's gold questions, cross-fitted by passage"
 KEY_VERSION = 1  # bump when what goes into a job key changes: stored jobs then no longer match
 
 
@@ -433,8 +435,13 @@ def _cluster_training(b: _Builder, task: str, cluster: str, available: list[str]
 
 
 def _plan_combined(b: _Builder, task: str, evals: list[str], available: list[str],
-                   training_free: Collection[str] = ()) -> None:
+                   training_free: Collection[str] = (), cross_fit: Collection[str] = ()) -> None:
     pool = tuple(sorted(v for v in available if "train" in b.splits(task, v)))
+    if not pool and task in cross_fit:  # trained on each test set's typed questions, never on its passages
+        training = TrainingSet(task, (), CROSS_FITTED, mode="crossfit")
+        for v in evals:
+            b.add(training, v, "combined")
+        return
     if not pool:
         b.skip(task, None, "combined", "no variety of this task has a train split" + training_hint(task))
         if task in training_free:  # still a labelled number: the backend's model that learns nothing
@@ -484,7 +491,7 @@ def _note_missing(b: _Builder, task: str, available: list[str], clusters: set[st
 
 def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | None,
                clusters: set[str] | None, supports_icl: bool, explicit: bool, fewshot: str | None,
-               training_free: Collection[str] = ()) -> None:
+               training_free: Collection[str] = (), cross_fit: Collection[str] = ()) -> None:
     try:
         available = list(b.source.varieties(task))
     except DATA_ERRORS as err:  # DataNotAvailable: a data-related problem, the rest continues
@@ -521,7 +528,7 @@ def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | 
         elif setting == "in-cluster":
             _plan_in_cluster(b, task, evals, available)
         else:
-            _plan_combined(b, task, evals, available, training_free)
+            _plan_combined(b, task, evals, available, training_free, cross_fit)
 
 
 def config_hash(config: Any, length: int = 16) -> str:
@@ -578,11 +585,14 @@ def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None
                varieties: Sequence[str] | None = None, clusters: Sequence[str] | None = None,
                settings: Sequence[str] | None = None, supports_icl: bool = False,
                config: dict[str, Any] | None = None, catalog: Catalog | None = None,
-               fewshot: str | None = None, training_free: Collection[str] = ()) -> Plan:
+               fewshot: str | None = None, training_free: Collection[str] = (),
+               cross_fit: Collection[str] = ()) -> Plan:
     """Build the jobs for `model`; `config` (backend config, seed...) is part of every job key; `fewshot`
     (variety, cluster, english; None: each task's default) is where icl demonstrations come from;
     `training_free`: tasks the backend can evaluate without training data (as `zero-shot`, trained on
-    TRAINING_FREE) when the data source has none for the task's combined setting."""
+    TRAINING_FREE) when the data source has none for the task's combined setting. `cross_fit`: tasks whose
+    combined setting, lacking training data, is cross-fitted on the test sets' typed questions instead
+    (trained on CROSS_FITTED, mode "crossfit"; EQA on SD-QA)."""
     if fewshot is not None and fewshot not in FEWSHOT_SOURCES:
         raise PlanError(f"unknown --fewshot-from {fewshot!r}; choose {', '.join(FEWSHOT_SOURCES)}."
                         + did_you_mean(fewshot, FEWSHOT_SOURCES))
@@ -595,7 +605,8 @@ def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None
     b = _Builder(source, catalog, model, config_hash(config or {}))
     for task in task_ids:
         _plan_task(b, task, chosen_settings, wanted, wanted_clusters, supports_icl,
-                   explicit=split_names(settings) is not None, fewshot=fewshot, training_free=training_free)
+                   explicit=split_names(settings) is not None, fewshot=fewshot, training_free=training_free,
+                   cross_fit=cross_fit)
     for note in b.pending_notes:
         _note_missing(b, *note)
     for v in wanted or []:

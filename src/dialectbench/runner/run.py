@@ -216,7 +216,8 @@ def _plan_into(db: Store, *, tasks, varieties, clusters, model_name, settings, d
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
                       config=job_config, catalog=catalog, fewshot=fewshot,
-                      training_free=tuple(getattr(backend, "training_free_tasks", ())))
+                      training_free=tuple(getattr(backend, "training_free_tasks", ())),
+                      cross_fit=tuple(getattr(backend, "cross_fit_tasks", ())))
     _weigh_fits(plan, backend)
     with warnings_once():  # sacrebleu's detokenize notice once per run, not once per MT job
         return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,

@@ -70,6 +70,7 @@ class BaselineBackend:
 
     name = "baseline"
     training_free_tasks = ("mrc",)  # evaluated without training data when a task's catalogue has none
+    cross_fit_tasks = ("eqa",)  # without training data: cross-fitted on the test sets' typed questions
 
     def __init__(self, parser: ParserConfig | None = None, crf: CRFConfig | None = None):
         self.parser_config = parser or ParserConfig()

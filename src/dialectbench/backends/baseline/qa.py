@@ -2,9 +2,11 @@
 
 EQA (`ExtractiveQA`): retrieve the context sentences that best overlap the question (BM25 over words
 plus character 4-gram overlap, which survives dialectal and ASR spelling variation), then rank
-candidate token spans in them with a logistic-regression span scorer (question type x span shape,
-closeness to question words, no question words inside the answer, ...). Without usable training data
-the scorer falls back to fixed heuristic weights.
+candidate token spans in them with a logistic-regression span scorer in the style of SQuAD's feature
+baseline (Rajpurkar et al. 2016): question type x span shape and boundary words, capitalisation, the
+IDF-weighted question words in windows left and right of the span (the sliding-window match), closeness
+to question words, no question words inside the answer. Without usable training data the scorer falls
+back to fixed heuristic weights.
 
 MRC (`OptionOverlap`): score each option by how well option and question+option overlap the best
 passage window; the feature weights are learned when training data is given, fixed otherwise.
@@ -27,6 +29,7 @@ from dialectbench.data.examples import MultipleChoiceExample, QAExample
 
 _SENT_END = re.compile(r"(?<=[.!?।؟。！？])\s+|\n+")
 _PUNCT = re.compile(r"^[^\w]+$", re.UNICODE)
+_DIGIT = re.compile(r"\d")
 # Words that open questions in the SD-QA / TyDi languages; the question type is the first one found.
 _WH = ["who", "whom", "whose", "what", "which", "when", "where", "why", "how", "many", "much", "long", "old", "year", "date", "ما", "ماذا", "من", "متى", "أين", "كيف", "كم", "لماذا", "هل", "কে", "কী", "কি", "কোথায়", "কখন", "কত", "কেন", "কোন", "কবে", "nani", "nini", "lini", "wapi", "gani", "ngapi", "vipi", "kwa", "누구", "무엇", "언제", "어디", "어떻게", "몇", "왜", "어느", "얼마"]
 _WH_SET = frozenset(_WH)
@@ -75,11 +78,10 @@ def _qtype(question: list[str]) -> str:
 
 
 def _shape(tokens: list[str]) -> str:
-    if all(t.isdigit() for t in tokens):
+    joined = "".join(tokens)
+    if joined.isdigit():
         return "num"
-    if any(c.isdigit() for t in tokens for c in t):
-        return "hasnum"
-    return "word"
+    return "hasnum" if _DIGIT.search(joined) else "word"
 
 
 class ExtractiveQA(BaselineModel):
@@ -97,36 +99,53 @@ class ExtractiveQA(BaselineModel):
     def _candidates(self, ex: QAExample) -> list[tuple[int, int, dict[str, float]]]:
         """(char start, char end, features) of candidate spans in the top-ranked sentences."""
         sents = split_sentences(ex.context) or [(0, len(ex.context))]
-        scores = _overlap_scores(ex.question, [ex.context[a:b] for a, b in sents])
+        texts = [ex.context[a:b] for a, b in sents]
+        scores = _overlap_scores(ex.question, texts)
         q = tokenize(ex.question)
         qset, qt = set(q), _qtype(q)
+        df = Counter(t for text in texts for t in set(tokenize(text)))
         out = []
         for rank, si in enumerate(np.argsort(-scores, kind="stable")[:self.top_sentences]):
             a, b = sents[si]
             spans = [(a + s, a + e) for s, e in token_spans(ex.context[a:b])]
-            toks = [ex.context[s:e].lower() for s, e in spans]
+            raw = [ex.context[s:e] for s, e in spans]
+            toks = [t.lower() for t in raw]
+            # each question word found in the sentence, weighted by its rarity across the passage's sentences
+            weight = np.array([math.log(1 + len(texts) / df[t]) if t in qset and not _PUNCT.match(t) else 0.0
+                               for t in toks])
+            cum = np.concatenate([[0.0], np.cumsum(weight)])
+            total = cum[-1] or 1.0
             qpos = [i for i, t in enumerate(toks) if t in qset]
             for i in range(len(toks)):
                 for j in range(i, min(i + self.max_span, len(toks))):
                     if _PUNCT.match(toks[i]) or _PUNCT.match(toks[j]):
                         continue
-                    f = self._span_features(toks, i, j, qset, qpos, qt, rank, scores[si] - scores.max())
+                    f = self._span_features(toks, raw, i, j, qset, qpos, qt, rank, scores[si] - scores.max())
+                    for w in (3, 8):  # question words just outside the span, on each side
+                        left = cum[i] - cum[max(i - w, 0)]
+                        right = cum[min(j + 1 + w, len(toks))] - cum[j + 1]
+                        f[f"win{w}"] = (left + right) / total
+                        f[f"win{w}_left"], f[f"win{w}_right"] = left / total, right / total
+                    f["sent_pos"] = si / len(sents)
                     out.append((spans[i][0], spans[j][1], f))
         return out
 
     @staticmethod
-    def _span_features(toks, i, j, qset, qpos, qt, rank, rel_score) -> dict[str, float]:
+    def _span_features(toks, raw, i, j, qset, qpos, qt, rank, rel_score) -> dict[str, float]:
         span = toks[i:j + 1]
         in_q = sum(t in qset for t in span) / len(span)
         dist = min((min(abs(p - i), abs(p - j)) for p in qpos if p < i or p > j), default=99)
         length = j - i + 1
         prev, nxt = (toks[i - 1] if i else "<s>"), (toks[j + 1] if j + 1 < len(toks) else "</s>")
+        caps = sum(r[:1].isupper() for r in raw[i:j + 1]) / length
         return {
             "bias": 1.0, f"rank={rank}": 1.0, "rel_score": rel_score, "in_q": in_q,
             "any_q": float(in_q > 0), f"len={min(length, 6)}": 1.0,
             f"dist={min(dist, 10) if dist < 99 else 'none'}": 1.0,
             f"qt={qt}|shape={_shape(span)}": 1.0, f"qt={qt}|len={min(length, 4)}": 1.0,
-            f"prev={prev}": 1.0, f"next={nxt}": 1.0, f"qt={qt}|prev={prev}": 1.0,
+            f"prev={prev}": 1.0, f"next={nxt}": 1.0, f"qt={qt}|prev={prev}": 1.0, f"qt={qt}|next={nxt}": 1.0,
+            f"first={span[0]}": 1.0, f"last={span[-1]}": 1.0, f"qt={qt}|last={span[-1]}": 1.0,
+            f"qt={qt}|caps={round(caps)}": 1.0, "caps": caps, "caps_start": float(raw[i][:1].isupper()),
             "prev_in_q": float(prev in qset), "next_in_q": float(nxt in qset),
             "near": 1.0 / (1.0 + dist) if dist < 99 else 0.0, "length": float(length),
         }

@@ -566,13 +566,19 @@ def eqa(files: Files) -> dict[str, Any]:
         }
         goldp = f"sd-qa-goldp/dev/sdqa-dev-{lang}-{dialect}.json"
         if files.exists(goldp):
-            entries.append(entry(name, "sd-qa-goldp", "squad",
-                                 {"test": [part(files.ref(goldp, f"{GOLDP_URL}/sdqa-dev-{lang}-{dialect}.json"),
-                                                check_spans=False)]},
+            test = files.ref(goldp, f"{GOLDP_URL}/sdqa-dev-{lang}-{dialect}.json")
+            # the typed questions (SD-QA's <language>-gold column) go with the test set: the reader is
+            # cross-fitted on them by passage, the mirror having no TyDi QA training set (docs/protocol.md)
+            typed = files.exists(f"sd-qa/dev/{folder}/{stem}.dev.csv")
+            test_part = (parts({"path": test, "questions": files_["questions"]}, check_spans=False) if typed
+                         else part(test, check_spans=False))
+            entries.append(entry(name, "sd-qa-goldp", "goldp" if typed else "squad", {"test": [test_part]},
                                  note="DialectBench's SD-QA gold-passage dev set (TyDi QA GoldP passages, the "
                                       "question = the dialect's ASR transcript); the test split of the runs (as "
                                       "DialectBench's dev column, Table 14); one TyDi answer offset is 2 "
-                                      "characters off, so spans are not checked"))
+                                      "characters off, so spans are not checked"
+                                      + ("; each question's typed (gold) form is read from SD-QA's question "
+                                         "file, to cross-fit a reader on" if typed else "")))
             continue
         entries.append(entry(name, "sd-qa", "sdqa", {"dev": [parts(files_)]},
                              options={"dialect": dialect, "asr_locale": _asr_locale(lang, dialect)},

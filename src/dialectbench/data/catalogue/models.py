@@ -18,7 +18,7 @@ from dialectbench.data.errors import near, shown
 
 TASK_IDS = ("dep", "pos", "ner", "did", "sa", "tc", "nli", "mrc", "eqa", "mt-dialect", "mt-region")
 SPLITS = ("train", "dev", "test")
-FORMATS = ("conllu", "iob", "labelled", "pairs", "multiple_choice", "squad", "parallel", "sdqa")
+FORMATS = ("conllu", "iob", "labelled", "pairs", "multiple_choice", "squad", "goldp", "parallel", "sdqa")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 

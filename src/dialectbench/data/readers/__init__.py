@@ -9,7 +9,7 @@ from dialectbench.data.readers.labelled import read_labelled
 from dialectbench.data.readers.multiple_choice import BELEBELE_OPTIONS, read_multiple_choice
 from dialectbench.data.readers.pairs import NLI_LABELS, XNLI_LABEL_IDS, read_pairs
 from dialectbench.data.readers.parallel import read_parallel
-from dialectbench.data.readers.sdqa import read_sdqa, read_sdqa_qa, sdqa_dialects
+from dialectbench.data.readers.sdqa import read_goldp, read_sdqa, read_sdqa_qa, sdqa_dialects
 from dialectbench.data.readers.squad import read_squad
 
 READERS = {
@@ -20,6 +20,7 @@ READERS = {
     "multiple_choice": read_multiple_choice,
     "squad": read_squad,
     "parallel": read_parallel,
+    "goldp": read_goldp,  # SD-QA gold-passage SQuAD files with each question's typed (gold) form
     "sdqa": read_sdqa_qa,  # the catalogue's format: SD-QA transcripts joined to TyDi GoldP passages
 }
 
@@ -37,6 +38,7 @@ __all__ = [
     "read_pairs",
     "read_parallel",
     "read_sdqa",
+    "read_goldp",
     "read_sdqa_qa",
     "read_squad",
     "sdqa_dialects",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 
 from dialectbench.data.errors import DataFormatError, shown
@@ -189,6 +189,27 @@ def _joined(questions: Path, contexts: Path, dialect: str, asr_locale: str | Non
         if qa is not None:
             text = sq.transcripts.get(asr_locale, "") if asr_locale else next(iter(sq.transcripts.values()), "")
             yield QAExample(f"{sq.example_id}:{dialect}", qa.context, text, qa.answers, qa.answer_starts)
+
+
+def read_goldp(path: PathLike, questions: PathLike, *, check_spans: bool = True) -> Iterator[QAExample]:
+    """The catalogue's `goldp` format: SD-QA's gold-passage examples (SQuAD JSON, ids
+    "<language>-<TyDi id>-<dialect>"), each with the typed question (`QAExample.typed_question`) of the SD-QA
+    question file `questions` ("<language>-gold" column, released layout), joined by TyDi id ("" where the
+    file has none). The typed questions train EQA's cross-fitted reader (backends/crossfit.py)."""
+    q = PurePath(questions)
+    for _, problem in layout_problems(q, None, "_"):
+        raise DataFormatError(questions, None, problem)
+    return _typed(existing(path), existing(questions), check_spans)
+
+
+def _typed(path: Path, questions: Path, check_spans: bool) -> Iterator[QAExample]:
+    root, lang, split = questions.parents[2], questions.parent.name, questions.parent.parent.name
+    first = sdqa_dialects(root, lang, split)[:1]
+    typed = {sq.example_id: sq.question for sq in read_sdqa(root, lang, split, dialects=first, keep_missing=True)}
+    for ex in read_squad(path, check_spans=check_spans):
+        qid = ex.example_id.split(":", 1)[-1]
+        tydi = qid.split("-", 1)[-1].rpartition("-")[0]  # ids may be negative: "english--598...-usa"
+        yield replace(ex, typed_question=typed.get(tydi, ""))
 
 
 def layout_problems(questions: PurePath, metadata: PurePath | None, dialect: str) -> list[tuple[str, str]]:
