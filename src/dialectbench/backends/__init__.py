@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from dialectbench.backends.base import Backend
+from dialectbench.extras import require
 
 _FACTORIES: dict[str, Callable[..., Backend]] = {}
 # families whose module registers itself on import (so importing torch/transformers stays lazy)
@@ -24,6 +25,9 @@ _LAZY_MODULES = {"baseline": "dialectbench.backends.baseline", "hf": "dialectben
                  "llm": "dialectbench.backends.llm", "hf-causal": "dialectbench.backends.hf_causal",
                  # transformer presets (hf backend): mBERT, XLM-R, NLLB-200 600M / 1.3B
                  **dict.fromkeys(("mbert", "xlmr", "nllb-600m", "nllb-1.3b"), "dialectbench.backends.hf")}
+# the libraries of an optional install (dialectbench.extras) each family needs, checked before it loads
+_NEEDS = {"llm": ("openai",), **dict.fromkeys(("hf", "hf-causal", "mbert", "xlmr", "nllb-600m", "nllb-1.3b"),
+                                              ("transformers",))}
 
 
 class UnknownBackendError(ValueError):
@@ -68,11 +72,14 @@ def worker_modules(backend: str | Any, tasks: Sequence[str] | None = None) -> li
 
 
 def get_backend(name: str, **options: Any) -> Backend:
-    """The backend named `name` ("baseline", "hf:<id>", "llm:<url>"), built with `options`."""
+    """The backend named `name` ("baseline", "hf:<id>", "llm:<url>"), built with `options`; MissingExtra
+    when its family's optional libraries are not installed."""
     prefix, _, arg = name.strip().partition(":")
     if prefix in ("hf", "llm", "hf-causal") and not arg:
         what = "url" if prefix == "llm" else "model id"
         raise UnknownBackendError(f"backend {prefix!r} needs an argument: '{prefix}:<{what}>'")
+    if prefix in _NEEDS:
+        require(f"--model {prefix}" + (":..." if arg else ""), *_NEEDS[prefix])  # a URL may hold a key
     if prefix not in _FACTORIES and prefix in _LAZY_MODULES:
         try:
             importlib.import_module(_LAZY_MODULES[prefix])

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
+from dialectbench.extras import MissingExtra, require
 from dialectbench.runner.plan import PlanError, split_names
 
 COLUMNS = ("task", "setting", "variety", "train_on", "n_train", "n_test", "seconds", "sizes")
@@ -30,6 +31,11 @@ def plan_cmd(model: str = MODEL_OPT, tasks: list[str] | None = TASKS_OPT, data_d
 
     if data_dir is not None and not data_dir.is_dir():
         fail(f"data directory {data_dir} does not exist or is not a directory")
+    if estimate:
+        try:
+            require("plan --estimate", "transformers")  # said before the plan is built, not after
+        except MissingExtra as err:
+            fail(str(err))
     device = _device(device) if estimate else "cpu"
     all_rows = []
     for name in split_names([model]) or ["mbert"]:

@@ -62,21 +62,28 @@ class RunResult:
         return [job.key for job in self.plan.jobs]
 
 
+# extras whose libraries can change a score (a model backend, ASR, a fit): recorded when installed
+SCORING_EXTRAS = ("hf", "llm", "speech", "stats")
+
+
 def library_versions() -> dict[str, str]:
-    """Versions of the package's declared dependencies, as installed."""
+    """Versions of the package's declared dependencies as installed: every core one, and those of the
+    scoring extras that are installed."""
     versions = {}
     try:
         requirements = metadata.requires("dialectbench") or []
     except metadata.PackageNotFoundError:
         requirements = []
     for req in requirements:
-        if "extra ==" in req:
+        extra = re.search(r"extra\s*==\s*['\"]([^'\"]+)", req)
+        if extra and extra.group(1) not in SCORING_EXTRAS:
             continue
         name = re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0]
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
-            versions[name] = "missing"
+            if not extra:
+                versions[name] = "missing"
     return versions
 
 

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dialectbench.data.examples import QAExample
+from dialectbench.extras import require
 from dialectbench.sdqa.dialects import LANGUAGES, SDQAError, label
 from dialectbench.sdqa.fairness import ge_decomposition
 
@@ -160,6 +161,8 @@ def _gold_questions(sdqa_dir, lang: str, split: str) -> dict[str, str] | None:
 def run_goldp(data_dir: Path | str, *, sdqa_dir: Path | str | None = None, langs: Sequence[str] = ("eng",),
               split: str = "dev", reader: Reader | None = None, mixed: bool = True,
               gold: bool = True) -> GoldpResult:
+    if mixed:
+        require("sdqa goldp's mixed model (--no-mixed skips it)", "statsmodels")
     reader = reader or Reader()
     sets = read_goldp(data_dir, langs, split)
     frames = [score_set(reader, s) for s in sets]
