@@ -50,8 +50,12 @@ class Table:
 
 
 def missing(value: Any) -> bool:
-    if value is None:
+    if value is None or value is pd.NA or value is pd.NaT:
         return True
+    if isinstance(value, float):  # numpy's float64 too; the common cases skip pd.isna, a report's hot loop
+        return value != value
+    if isinstance(value, (str, int)):
+        return False
     try:
         return bool(pd.isna(value))
     except (TypeError, ValueError):
