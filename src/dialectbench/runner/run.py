@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from dialectbench import __version__
 from dialectbench.backends.base import BackendUnavailableError
 from dialectbench.data.user_catalogue import with_user_data
+from dialectbench.runner import progress
 from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.once import warnings_once
 from dialectbench.runner.options import LimitedSource, MarkedBackend, OptionError, RunOptions
@@ -202,7 +203,7 @@ def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, 
                       settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
                       config=job_config, catalog=catalog,
                       training_free=tuple(getattr(backend, "training_free_tasks", ())))
-    _weigh_fits(plan, backend)
+    _weigh_fits(plan, backend, options.limit)
     try:
         db = Store(store)
     except StoreError as err:
@@ -222,16 +223,23 @@ def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, 
         db.close()
 
 
-def _weigh_fits(plan: Plan, backend: Any) -> None:
-    """The backend's cost estimate of each fit whose training size is known (`fit_weight(task, bytes)`,
-    optional): the longest fits are scheduled first and the ETA weighs them by it."""
+def _weigh_fits(plan: Plan, backend: Any, limit: int | None = None) -> None:
+    """The backend's cost estimate of each fit whose training size is known (`fit_weight(task, bytes,
+    dev=...)`, optional): the longest fits are scheduled first and the ETA weighs them by it. Under
+    `--limit N` a test split weighs what N of its examples do, not its full size."""
+    if limit is not None:
+        for group in plan.groups:
+            for (variety, split), size in group.sizes.items():
+                if split == "test":
+                    group.sizes[variety, split] = min(size, limit * progress.example_bytes(group.task))
     weigh = getattr(backend, "fit_weight", None)
     if not callable(weigh):
         return
     for group in plan.groups:
         members = group.training.members
         if group.training.mode == "finetune" and members and all((v, "train") in group.sizes for v in members):
-            group.fit_weight = weigh(group.task, sum(group.sizes[v, "train"] for v in members))
+            group.fit_weight = weigh(group.task, sum(group.sizes[v, "train"] for v in members),
+                                     dev=any((v, "dev") in group.sizes for v in members))
 
 
 def _execute(db: Store, plan: Plan, source: Any, backend: Any, executor: Any, events: RunEvents,
