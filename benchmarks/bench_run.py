@@ -13,7 +13,7 @@ the work is done (and once 10% of the wall time has passed) beside the time that
 Target (issue 27): within a factor of 2 of the truth.
 
     .venv/bin/python benchmarks/bench_run.py [--data-dir DIR] [--tasks dep,pos] [--single sa] [--repeats 1]
-        [--eta [--eta-only] [--varieties V,...] [--limit N]]
+        [--eta [--eta-only] [--varieties V,...] [--settings S,...] [--limit N]]
 """
 
 from __future__ import annotations
@@ -93,11 +93,12 @@ def eta_check(store: Path, args: argparse.Namespace) -> None:
     from dialectbench.runner import run
     from dialectbench.runner.executor import make_executor
     from dialectbench.runner.options import RunOptions
+    from dialectbench.runner.plan import split_names
 
     recorder = EtaRecorder()
-    split = (lambda v: v.split(",") if v else None)
-    run(tasks=split(args.tasks), varieties=split(args.varieties), data_dir=args.data_dir, store=store,
-        events=recorder, executor=make_executor("local"), options=RunOptions(limit=args.limit))
+    run(tasks=split_names(args.tasks), varieties=split_names(args.varieties), settings=split_names(args.settings),
+        data_dir=args.data_dir, store=store, events=recorder, executor=make_executor("local"),
+        options=RunOptions(limit=args.limit))
     end = recorder.samples[-1][0]  # the last job done: what the ETA promises
 
     def shown(pick) -> tuple[float, float | None]:
@@ -139,6 +140,7 @@ def main() -> None:
     ap.add_argument("--eta", action="store_true", help="also check the ETA of a fresh run (see above)")
     ap.add_argument("--eta-only", action="store_true", help="only the ETA check")
     ap.add_argument("--varieties", default=None, help="ETA check: varieties (default: all)")
+    ap.add_argument("--settings", default=None, help="ETA check: settings (default: each task's own)")
     ap.add_argument("--limit", type=int, default=None, help="ETA check: --limit N")
     args = ap.parse_args()
     if args.eta_only:
