@@ -136,3 +136,7 @@ def test_the_parser_fit_estimate_follows_its_epochs_and_work_budget():
     uncapped = BaselineBackend(parser=ParserConfig(max_train_words=None))
     assert uncapped.fit_weight("dep", 14.2e6) > ewt
     assert backend.fit_weight("pos", 1e6) is None
+    # with a dev split, patience stops a small treebank's fit after a few epochs (the ETA expects it);
+    # UD_English-EWT's fit ends on its work budget first either way
+    assert backend.fit_weight("dep", small, dev=True) < backend.fit_weight("dep", small) / 3
+    assert backend.fit_weight("dep", 14.2e6, dev=True) == ewt

@@ -92,16 +92,43 @@ def test_the_eta_weighs_training_sets_by_size_not_by_job_count():
     tracker.planned(SimpleNamespace(groups=[big, small], jobs=big.jobs + small.jobs), pending=2)
     assert tracker.eta() is None  # nothing measured yet
     tracker.group_started(small, small.jobs)
-    now[0] = 10.0
+    now[0] = 1.0
+    tracker.job_progress(small, {"stage": "fit", "done": 0, "total": 100})  # the first sign of work
+    now[0] = 11.0
     tracker.job_finished("small0")
-    assert tracker.jobs_done == 1 and tracker.eta() > 5 * 10.0  # ~9x the elapsed, not 1x
+    assert tracker.jobs_done == 1 and tracker.eta() > 5 * 10.0  # ~9x the 10 s it worked, not 1x
     tracker.group_started(big, big.jobs)
-    now[0] = 55.0
+    now[0] = 56.0
     tracker.job_progress(big, {"stage": "fit", "done": 50, "total": 100})  # half of the big fit
     eta = tracker.eta()
     assert 30.0 < eta < 80.0  # about half the big group left: ~45 s at the rate so far
     tracker.job_finished("big0")
     assert tracker.eta() == 0.0
+
+
+def test_the_eta_rate_leaves_out_the_start_up_before_the_first_sign_of_work():
+    """Starting the workers (their imports: most of a short run's first seconds) is no part of the rate:
+    20 s of start-up, then 2 s in which a fit does 10% of the work -> about 18 s left, not 200."""
+    now = [0.0]
+    tracker = prog.Tracker(clock=lambda: now[0])
+    group = _group("g", 100_000, 1)
+    tracker.planned(SimpleNamespace(groups=[group], jobs=group.jobs), pending=1)
+    tracker.group_started(group, group.jobs)
+    now[0] = 20.0
+    tracker.job_progress(group, {"stage": "fit", "done": 0, "total": 100})  # its first update
+    assert tracker.eta() is None  # nothing measured since
+    now[0] = 22.0
+    tracker.job_progress(group, {"stage": "fit", "done": 10, "total": 100})
+    assert 15.0 < tracker.eta() < 22.0
+
+
+def test_under_a_limit_a_test_split_weighs_its_examples_not_its_size():
+    """--limit 10: a 1 MB test split weighs 10 examples' worth; a split already smaller keeps its size."""
+    big, small = _group("big", 100_000, 1), _group("small", 100_000, 1)
+    big.sizes[big.jobs[0].variety, "test"] = 1_000_000
+    _weigh_fits(SimpleNamespace(groups=[big, small]), None, limit=10)
+    assert big.sizes[big.jobs[0].variety, "test"] == 10 * prog.example_bytes("pos")
+    assert small.sizes[small.jobs[0].variety, "test"] == 1000 < 10 * prog.example_bytes("pos")
 
 
 def test_the_backends_fit_estimate_orders_the_fits_and_weighs_the_eta():

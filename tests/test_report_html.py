@@ -154,3 +154,20 @@ def test_foreign_sqlite_file_is_refused_untouched(tmp_path):
         build_report(other, tmp_path / "r")
     with sqlite3.connect(other) as conn:  # the report added none of the store's tables to it
         assert {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")} == {"notes"}
+
+
+def test_table_cells_are_ready_made_and_escaped_a_missing_one_says_so():
+    """The cells reach the page pre-rendered (a 50k-score store has half a million): text escaped, the
+    sort key beside it, a missing value shown as '–' with 'no result', never as 0."""
+    from dialectbench.report.html import table_view
+    from dialectbench.report.tables import Column, Table
+
+    table = Table("t", "T", [Column("variety", "Variety"), Column("score", "Score", "num")],
+                  [{"variety": EVIL_VARIETY, "score": 81.25}, {"variety": "b&c", "score": float("nan")}],
+                  row_variety="variety")
+    rows = table_view(table)["rows"]
+    assert str(rows[0]["cells"]) == ('<td data-sort="&lt;script&gt;alert(1)&lt;/script&gt;" class="txt">'
+                                     '&lt;script&gt;alert(1)&lt;/script&gt;</td><td data-sort="81.25" class="num">81.2</td>')
+    assert str(rows[1]["cells"]) == ('<td data-sort="b&amp;c" class="txt">b&amp;c</td>'
+                                     '<td data-sort="" class="num missing" title="no result">–</td>')
+    assert rows[0]["variety"] == EVIL_VARIETY  # escaped by the template (autoescape)

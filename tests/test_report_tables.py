@@ -225,3 +225,43 @@ def test_point_labels_land_where_they_were_placed_and_do_not_overlap():
     plt.close(fig)
     assert len(boxes) == 40
     assert sum(a.overlaps(b) for k, a in enumerate(boxes) for b in boxes[k + 1:]) == 0
+
+
+def test_figures_lay_out_as_tight_layout_does_but_leave_no_layout_engine():
+    """A layout engine left on a figure makes every savefig draw it an extra time (seconds for an 8-panel
+    gap figure): the same spacing as fig.tight_layout(), and no engine."""
+    import matplotlib.pyplot as plt
+
+    from dialectbench.report import figures
+
+    def panels():
+        fig, axes = plt.subplots(1, 3, figsize=(9, 3))
+        for ax in axes:
+            ax.set_xlabel("gap against Standard English, G_eng(eng, C) (%)")
+            ax.set_title("model: a long model name")
+        return fig, axes
+
+    (ours, our_axes), (theirs, their_axes) = panels(), panels()
+    figures._tight(ours)
+    theirs.tight_layout()
+    assert ours.get_layout_engine() is None and theirs.get_layout_engine() is not None
+    assert [a.get_position().bounds for a in our_axes] == [a.get_position().bounds for a in their_axes]
+    plt.close(ours)
+    plt.close(theirs)
+
+
+def test_gap_summary_gives_each_gaps_mean_and_extreme_clusters():
+    import pandas as pd
+
+    from dialectbench.report.model import _gap_summary
+
+    gaps = pd.DataFrame({"task": ["dep"] * 5 + ["pos"], "model": ["a", "a", "a", "b", "a", "a"],
+                         "gap": ["eng_eng", "eng_eng", "eng_eng", "eng_eng", "eng_rep", "eng_eng"],
+                         "cluster": ["x", "y", "z", "x", "x", "x"], "value": [10.0, -5.0, 25.0, 3.0, None, 7.0]})
+    rows = _gap_summary(gaps).to_dict("records")
+    assert [(r["task"], r["model"], r["gap"]) for r in rows] == [("dep", "a", "eng_eng"), ("dep", "b", "eng_eng"),
+                                                                ("pos", "a", "eng_eng")]  # eng_rep: no value
+    first = rows[0]
+    assert (first["avg"], first["n_clusters"], first["max_cluster"], first["max_value"], first["min_cluster"],
+            first["min_value"]) == (10.0, 3, "z", 25.0, "y", -5.0)
+    assert rows[1]["max_cluster"] == rows[1]["min_cluster"] == "x" and rows[1]["n_clusters"] == 1

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 Statistic = Callable[..., np.ndarray]
 
@@ -139,5 +138,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> SpearmanResult:
     xa, ya = xa[keep], ya[keep]
     if xa.size < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
         return SpearmanResult(float("nan"), float("nan"), int(xa.size))
+    from scipy import stats as sps  # here: importing scipy.stats costs every analysis and report ~1 s
+
     res = sps.spearmanr(xa, ya)
     return SpearmanResult(float(res.statistic), float(res.pvalue), int(xa.size))

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from dialectbench.backends.base import Backend
+from dialectbench.extras import require
 
 _FACTORIES: dict[str, Callable[..., Backend]] = {}
 # families whose module registers itself on import (so importing torch/transformers stays lazy)
@@ -25,6 +26,9 @@ _LAZY_MODULES = {"baseline": "dialectbench.backends.baseline", "hf": "dialectben
                  "llm": "dialectbench.backends.llm", "hf-causal": "dialectbench.backends.hf_causal",
                  # transformer presets (hf backend): mBERT, XLM-R, NLLB-200 600M / 1.3B
                  **dict.fromkeys(("mbert", "xlmr", "nllb-600m", "nllb-1.3b"), "dialectbench.backends.hf")}
+# the libraries of an optional install (dialectbench.extras) each family needs, checked before it loads
+_NEEDS = {"llm": ("openai",), **dict.fromkeys(("hf", "hf-causal", "mbert", "xlmr", "nllb-600m", "nllb-1.3b"),
+                                              ("transformers",))}
 
 
 class UnknownBackendError(ValueError):
@@ -89,9 +93,12 @@ def check_name(name: str) -> None:
 
 
 def get_backend(name: str, **options: Any) -> Backend:
-    """The backend named `name` ("baseline", "hf:<id>", "llm:<url>"), built with `options`."""
+    """The backend named `name` ("baseline", "hf:<id>", "llm:<url>"), built with `options`; MissingExtra
+    when its family's optional libraries are not installed."""
     check_name(name)
     prefix, _, arg = name.strip().partition(":")
+    if prefix in _NEEDS:
+        require(f"--model {prefix}" + (":..." if arg else ""), *_NEEDS[prefix])  # a URL may hold a key
     if prefix not in _FACTORIES:
         try:
             importlib.import_module(_LAZY_MODULES[prefix])

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
+from dialectbench.extras import MissingExtra, require
 from dialectbench.runner.plan import PlanError, split_names
 
 COLUMNS = ("task", "setting", "variety", "train_on", "n_train", "n_test", "seconds", "sizes")
@@ -36,6 +37,11 @@ def plan_cmd(model: str = MODEL_OPT, tasks: list[str] | None = TASKS_OPT, data_d
         try:
             check_name(name)
         except UnknownBackendError as err:
+            fail(str(err))
+    if estimate:
+        try:
+            require("plan --estimate", "transformers")  # said before the plan is built, not after
+        except MissingExtra as err:
             fail(str(err))
     device = _device(device) if estimate else "cpu"
     all_rows = []

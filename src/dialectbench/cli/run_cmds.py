@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from dialectbench.cli.output import Format, emit, emit_to, fail, stderr, warn
+from dialectbench.extras import MissingExtra
 from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
 from dialectbench.runner.executor import make_executor
 from dialectbench.runner.plan import Group, Job, Plan
@@ -337,9 +338,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
                          data_dir=data_dir, store=store, seed=seed, rerun=rerun, events=progress,
                          executor=runner_executor, options=options,
                          backend_options=icl or None, synthetic=synthetic, fewshot=fewshot_from)
-    except (PlanError, RunError, StoreError) as err:
-        fail(str(err))
-    except RayUnavailable as err:
+    except (PlanError, RunError, StoreError, MissingExtra, RayUnavailable) as err:
         fail(str(err))
     except KeyboardInterrupt:
         fail(f"interrupted; finished jobs are in {store} and the same command resumes", code=130)

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr, warn
+from dialectbench.extras import MissingExtra
 
 sdqa_app = typer.Typer(help="Spoken dialectal QA (SD-QA): ASR, WER by dialect, QA, fairness, demo.",
                        no_args_is_help=True)
@@ -215,7 +216,7 @@ def asr_cmd(audio_dir: Path = _AUDIO_DIR,
         asr = make_backend(backend, batch_size=batch_size, model_path=model_path, language=lang or "eng",
                            allow_download=allow_download, table=table, progress=fmt == Format.table)
         rows = transcribe_folder(asr, audio_dir, lang=lang, dialects=dialect or None, model_name=model_name)
-    except SDQAError as exc:
+    except (SDQAError, MissingExtra) as exc:
         fail(str(exc))
     if output is not None:
         import csv
@@ -247,7 +248,7 @@ def qa_cmd(tydi: str = _TYDI, data_dir: Path = _QA_DATA_DIR, lang: str = LANG, s
     try:
         res = run_qa(tydi, data_dir=data_dir, lang=lang, split=split, models=model or None,
                      transcripts=transcripts, ranker=ranker, encoder=encoder, train=train, mixed=mixed_model)
-    except (SDQAError, ValueError) as exc:
+    except (SDQAError, MissingExtra, ValueError) as exc:
         fail(str(exc))
     views = {"f1": res.f1.to_dict("records"), "unfairness": res.unfairness, "spearman": res.spearman,
              "mixed": res.mixed}
@@ -325,7 +326,7 @@ def goldp_cmd(data_dir: Path = _GOLDP_DIR, sdqa_dir: Path = _GOLDP_SDQA, lang: s
         stderr.print(f"note: scoring {lang} {split} with {reader.name} ...")
         res = run_goldp(data_dir, sdqa_dir=sdqa_dir, langs=parse_langs(lang), split=split, reader=reader,
                         mixed=mixed)
-    except (SDQAError, UnknownBackendError, DataError, ValueError) as exc:
+    except (SDQAError, UnknownBackendError, MissingExtra, DataError, ValueError) as exc:
         fail(str(exc))
     if sdqa_dir is None:
         stderr.print("note: no SD-QA transcripts found (--sdqa-dir): no WER, no Gold row, no correlations")
@@ -366,7 +367,7 @@ def demo_cmd(voice: list[str] = _VOICES, questions: int = _N_QUESTIONS, general_
     try:
         res = run_demo(voice or VOICES, n_questions=questions, domain_lm=not general_lm,
                        progress=fmt == Format.table)
-    except SDQAError as exc:
+    except (SDQAError, MissingExtra) as exc:
         fail(str(exc))
     wer = [{"voice": r["dialect"], "wer": r["wer"], "n": r["n"]} for r in res.wer.to_dict("records")]
     unfair = ([{"measure": "ASR (1 - WER)", **_drop(r, "model", "n")} for r in res.wer_unfairness]

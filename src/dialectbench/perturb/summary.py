@@ -20,7 +20,9 @@ def split_synthetic(frame: Any) -> tuple[Any, Any]:
     """(real rows, synthetic rows) of a scores DataFrame."""
     if frame is None or frame.empty or "variety" not in frame:
         return frame, frame.iloc[0:0] if frame is not None else frame
-    mask = frame["variety"].astype(str).map(is_synthetic).astype(bool)
+    names = frame["variety"].astype(str)
+    synthetic = {name: is_synthetic(name) for name in names.unique()}  # a name once, not once per score
+    mask = names.map(synthetic).astype(bool)
     return frame[~mask].reset_index(drop=True), frame[mask].reset_index(drop=True)
 
 

@@ -19,9 +19,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.layout_engine import TightLayoutEngine
 from matplotlib.patches import Patch
 from matplotlib.text import Text
-from matplotlib.transforms import Bbox
 
 from dialectbench.report.model import ReportData
 
@@ -167,7 +167,7 @@ def gap_scatter(data: ReportData, task: str, out_dir: Path) -> dict[str, Path] |
         axes[0][0].set_ylabel("gap within the cluster, G_eng(v̄, C) (%)")
         fig.suptitle(f"{task}: dialect gaps of zero-shot transfer from English{shown}\n"
                      "one point per cluster; closer to 0 is better")
-        fig.tight_layout()
+        _tight(fig)
         renderer = _settled(fig)  # after the layout is fixed, so label boxes are where they land
         for ax, model in zip(axes[0], models):
             g = pts[pts["model"] == model]
@@ -175,53 +175,70 @@ def gap_scatter(data: ReportData, task: str, out_dir: Path) -> dict[str, Path] |
         return _save(fig, out_dir, f"fig4_gaps_{task}")
 
 
-# Label positions tried around a point (offset in points, horizontal alignment), nearest first.
+# Label positions tried around a point (offset in points, horizontal alignment), nearest first, on rings
+# further and further out: every (ring, spot) in the order tried, as arrays.
 _SPOTS = [((4, 2), "left"), ((4, -8), "left"), ((-4, 2), "right"), ((-4, -8), "right"), ((0, 6), "center"),
           ((0, -13), "center"), ((6, -3), "left"), ((-6, -3), "right")]
 _RINGS = (1.0, 2.0, 3.2, 4.6, 6.2, 8.0)
+_RING = np.repeat(_RINGS, len(_SPOTS))
+_OFFSET = np.array([(dx * ring, dy * ring + (ring - 1) * 2 * np.sign(dy))
+                    for ring in _RINGS for (dx, dy), _ in _SPOTS], dtype=float)
+_HA = [ha for _ in _RINGS for _, ha in _SPOTS]
+_ALIGN = np.array([{"left": 0.0, "center": -0.5, "right": -1.0}[ha] for ha in _HA])  # x shift, in widths
+
+
+def _tight(fig) -> None:
+    """fig.tight_layout()'s subplot spacing, without leaving a layout engine on the figure: with one,
+    every savefig draws the whole figure an extra time first."""
+    TightLayoutEngine().execute(fig)
 
 
 def _settled(fig):
-    """Draw once, so the (lazily autoscaled) limits and data -> pixel positions are final; the renderer."""
-    fig.canvas.draw()
+    """The (lazily autoscaled) view limits fixed, so data -> pixel positions are final, without drawing
+    the figure (a full draw of a wide figure cost seconds); the renderer to measure text with."""
+    for ax in fig.axes:
+        ax.get_xlim(), ax.get_ylim()
     return fig.canvas.get_renderer()
 
 
+def _overlaps(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """How many of `others` each of `boxes` overlaps (rows x0, y0, x1, y1; touching counts, as Bbox.overlaps)."""
+    if not len(others):
+        return np.zeros(len(boxes))
+    b, o = boxes[:, None, :], others[None, :, :]
+    return np.sum((b[..., 0] <= o[..., 2]) & (o[..., 0] <= b[..., 2]) & (b[..., 1] <= o[..., 3])
+                  & (o[..., 1] <= b[..., 3]), axis=1)
+
+
 def _label_points(ax, xs, ys, labels, renderer) -> None:
-    """Name each point, avoiding other labels and markers: try spots around it, further out (with a leader
-    line) when the near ones collide, and keep the first free one - or, when none is free, the least bad.
-    Each label is measured once; a candidate spot is that box moved, so only the chosen one is drawn."""
+    """Name each point, avoiding other labels and markers: of the spots around it, nearest first and then
+    further out (with a leader line), the first free one - or, when none is free, the least bad (cost:
+    labels hit x 10, markers hit x 3, outside the axes x 5, plus the ring). Each label is measured once;
+    every candidate spot is that box moved, all scored at once."""
     px = ax.figure.dpi / 72.0  # pixels per point
     r = 4.0 * px  # marker half-size
-    centres = [ax.transData.transform((x, y)) for x, y in zip(xs, ys)]
-    markers = [Bbox.from_extents(mx - r, my - r, mx + r, my + r) for mx, my in centres]
+    centres = ax.transData.transform(np.column_stack([xs, ys]).astype(float)).reshape(-1, 2)
+    markers = np.hstack([centres - r, centres + r])
     inside = ax.get_window_extent(renderer)
-    taken: list = []
+    taken = np.empty((0, 4))
     for i in sorted(range(len(xs)), key=lambda j: (-ys[j], xs[j])):
         probe = ax.annotate(_txt(labels[i]), (xs[i], ys[i]), xytext=(0, 0), textcoords="offset points",
                             fontsize=6.5, ha="left")
         probe.update_positions(renderer)
         base = Text.get_window_extent(probe, renderer)  # the text's own box at the point, left-aligned
         probe.remove()
-        best = None
-        for ring in _RINGS:
-            for (dx, dy), ha in _SPOTS:
-                offset = (dx * ring, dy * ring + (ring - 1) * 2 * np.sign(dy))
-                shift = {"left": 0.0, "center": -base.width / 2, "right": -base.width}[ha]
-                box = base.translated(offset[0] * px + shift, offset[1] * px).padded(2.5)
-                cost = (10 * sum(box.overlaps(b) for b in taken)
-                        + 3 * sum(box.overlaps(m) for k, m in enumerate(markers) if k != i)
-                        + 5 * (not (inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1))) + ring)
-                if best is None or cost < best[0]:
-                    best = (cost, offset, ha, ring, box)
-                if cost == ring:  # free: nothing nearer is left to try
-                    break
-            if best[0] == ring:
-                break
-        _, offset, ha, ring, box = best
-        ax.annotate(_txt(labels[i]), (xs[i], ys[i]), xytext=offset, textcoords="offset points", fontsize=6.5,
-                    ha=ha, arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "#555555"} if ring > 1 else None)
-        taken.append(box)
+        dx = _OFFSET[:, 0] * px + _ALIGN * base.width
+        dy = _OFFSET[:, 1] * px
+        boxes = np.column_stack([base.x0 + dx - 2.5, base.y0 + dy - 2.5, base.x1 + dx + 2.5, base.y1 + dy + 2.5])
+        outside = ~((boxes[:, 0] >= inside.x0) & (boxes[:, 2] <= inside.x1) & (boxes[:, 1] >= inside.y0)
+                    & (boxes[:, 3] <= inside.y1))
+        cost = (10 * _overlaps(boxes, taken) + 3 * _overlaps(boxes, np.delete(markers, i, axis=0))
+                + 5 * outside + _RING)
+        k = int(np.argmin(cost))  # the first of the cheapest: a free spot costs its ring, so the nearest
+        ax.annotate(_txt(labels[i]), (xs[i], ys[i]), xytext=tuple(_OFFSET[k]), textcoords="offset points",
+                    fontsize=6.5, ha=_HA[k],
+                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "#555555"} if _RING[k] > 1 else None)
+        taken = np.vstack([taken, boxes[k]])
 
 
 def sdqa_scatter(sdqa: dict, out_dir: Path) -> dict[str, Path] | None:
@@ -240,7 +257,7 @@ def sdqa_scatter(sdqa: dict, out_dir: Path) -> dict[str, Path] | None:
         ax.set_title("SD-QA: WER vs F1 per dialect")
         ax.grid(lw=0.3, color="#999999")
         ax.legend(title="model", fontsize=7)
-        fig.tight_layout()
+        _tight(fig)
         renderer = _settled(fig)
         for _, g in df.dropna(subset=["wer", "f1"]).groupby("model", sort=True):
             _label_points(ax, g["wer"].to_numpy(dtype=float), g["f1"].to_numpy(dtype=float),

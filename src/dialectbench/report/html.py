@@ -1,9 +1,10 @@
 """The static, self-contained HTML report: one `index.html` (jinja2, autoescape on) with inline CSS and JS,
 figures inlined as base64 PNG, no network access, so it works from a file:// URL.
 
-Tables reach the template as ready-made cell texts and sort keys (see `table_view`): the template only
-lays them out. Every string from a dataset or a model is escaped by jinja2; the one JSON blob embedded in
-a <script> element is escaped by `script_json` (`<`, `>`, `&` as \\u003c, \\u003e, \\u0026).
+Tables reach the template as ready-made rows of cells (see `table_view`: a 50,000-score store makes
+half a million cells, too many for a template loop): the template lays out the rest. Every string from
+a dataset or a model is escaped, by jinja2 or, in those cells, by markupsafe; the one JSON blob embedded
+in a <script> element is escaped by `script_json` (`<`, `>`, `&` as \\u003c, \\u003e, \\u0026).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from dialectbench.report.model import ReportData
 from dialectbench.report.tables import Table, format_cell, sort_key
@@ -32,14 +33,23 @@ def script_json(value: Any) -> Markup:
     return Markup(text)
 
 
+def _td(row: dict[str, Any], col: Any, numeric: bool) -> str:
+    """One cell: its text and the key the page sorts by; a missing (or empty) one says 'no result'."""
+    kind, sort, text = "num" if numeric else "txt", escape(sort_key(row, col)), format_cell(row, col, "")
+    if text:
+        return f'<td data-sort="{sort}" class="{kind}">{escape(text)}</td>'
+    return f'<td data-sort="{sort}" class="{kind} missing" title="no result">{escape(format_cell(row, col))}</td>'
+
+
 def table_view(table: Table) -> dict[str, Any]:
-    """Headers and rows of cell texts / sort keys for the template."""
-    headers = [{"label": c.label, "numeric": c.kind in ("num", "int", "ci")} for c in table.columns]
+    """Headers, and rows of ready-made (escaped) cells, for the template."""
+    numeric = [c.kind in ("num", "int", "ci") for c in table.columns]
+    headers = [{"label": c.label, "numeric": n} for c, n in zip(table.columns, numeric)]
     rows = []
     for r in table.rows:
-        cells = [{"text": format_cell(r, c), "sort": sort_key(r, c), "missing": format_cell(r, c, "") == "",
-                  "numeric": c.kind in ("num", "int", "ci")} for c in table.columns]
-        rows.append({"variety": str(r.get(table.row_variety, "")) if table.row_variety else None, "cells": cells})
+        cells = "".join(_td(r, c, n) for c, n in zip(table.columns, numeric))
+        rows.append({"variety": str(r.get(table.row_variety, "")) if table.row_variety else None,
+                     "cells": Markup(cells)})
     return {"key": table.key, "title": table.title, "note": table.note, "headers": headers, "rows": rows,
             "searchable": table.row_variety is not None}
 

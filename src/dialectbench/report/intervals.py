@@ -9,6 +9,7 @@ DId's class F1) the score gets no interval rather than an interval around a diff
 from __future__ import annotations
 
 from collections.abc import Callable
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -65,10 +66,8 @@ def score_interval(score: float, evidence: dict[str, Any] | None, n_resamples: i
 def mean_interval(ses: list[float], mean: float, confidence: float = 0.95) -> tuple[float, float] | None:
     """Normal interval of a mean of k independently measured scores from their bootstrap standard errors
     (SE = sqrt(sum se_i^2) / k); None unless every score has one."""
-    from scipy.stats import norm
-
     if not ses or any(s is None or not np.isfinite(s) for s in ses):
         return None
     se = float(np.sqrt(np.sum(np.square(ses)))) / len(ses)
-    z = float(norm.ppf(0.5 + confidence / 2.0))
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     return mean - z * se, mean + z * se

@@ -107,13 +107,14 @@ GAP_SUMMARY_COLUMNS = ["task", "model", "gap", "avg", "n_clusters", "max_cluster
 
 def _gap_summary(gap_table: pd.DataFrame) -> pd.DataFrame:
     """Table 4 layout: per task, model and gap, the mean of the cluster gaps and the extreme clusters."""
-    rows = []
-    for (task, model, gap), g in gap_table.dropna(subset=["value"]).groupby(["task", "model", "gap"], sort=False):
-        hi, lo = g.loc[g["value"].idxmax()], g.loc[g["value"].idxmin()]
-        rows.append({"task": task, "model": model, "gap": gap, "avg": float(g["value"].mean()),
-                     "n_clusters": len(g), "max_cluster": hi["cluster"], "max_value": float(hi["value"]),
-                     "min_cluster": lo["cluster"], "min_value": float(lo["value"])})
-    out = pd.DataFrame(rows, columns=GAP_SUMMARY_COLUMNS)
+    known = gap_table.dropna(subset=["value"])
+    values = known.groupby(["task", "model", "gap"], sort=False)["value"]  # one pass, not one per group
+    hi, lo = known.loc[values.idxmax()], known.loc[values.idxmin()]
+    out = pd.DataFrame({"task": hi["task"].to_numpy(), "model": hi["model"].to_numpy(), "gap": hi["gap"].to_numpy(),
+                        "avg": values.mean().to_numpy(dtype=float), "n_clusters": values.size().to_numpy(),
+                        "max_cluster": hi["cluster"].to_numpy(), "max_value": hi["value"].to_numpy(dtype=float),
+                        "min_cluster": lo["cluster"].to_numpy(), "min_value": lo["value"].to_numpy(dtype=float)},
+                       columns=GAP_SUMMARY_COLUMNS)
     order = {g: i for i, g in enumerate(analysis.GAPS)}
     return out.sort_values(["task", "model", "gap"], key=lambda s: s.map(order) if s.name == "gap" else s,
                            ignore_index=True)

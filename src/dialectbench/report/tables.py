@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,8 +51,12 @@ class Table:
 
 
 def missing(value: Any) -> bool:
-    if value is None:
+    if value is None or value is pd.NA or value is pd.NaT:
         return True
+    if isinstance(value, float):  # numpy's float64 too; the common cases skip pd.isna, a report's hot loop
+        return math.isnan(value)
+    if isinstance(value, (str, int)):
+        return False
     try:
         return bool(pd.isna(value))
     except (TypeError, ValueError):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dialectbench.extras import require
 from dialectbench.runner.plan import DATA_ERRORS, MT_TASKS, Plan, build_plan
 
 VOCAB = {"mbert": 119547, "xlmr": 250002}  # bert-base-multilingual-cased, xlm-roberta-base
@@ -125,6 +126,7 @@ class Costs:
 def measure_costs(model: str, device: str = "cpu", seq_len: int = 128, batch: int = 8, steps: int = 2,
                   layers: int = 12, hidden: int = 768) -> Costs:
     """Time training steps and an inference batch of a randomly initialised BERT-base-sized encoder."""
+    require("plan --estimate", "transformers")
     import torch
     from transformers import BertConfig, BertForTokenClassification
 

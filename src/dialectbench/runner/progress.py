@@ -131,6 +131,16 @@ FIT_COST = {"dep": 3.0}
 EVAL_COST = {"dep": 0.6}
 DEFAULT_FIT_COST, DEFAULT_EVAL_COST = 1.0, 0.05
 UNKNOWN_SIZE = 1.0  # a source that cannot tell its sizes (tests' in-memory sources): every split alike
+# Bytes on disk of one test example, by task (medians over the real mirror's test splits; the sample
+# suite's are 2-5x smaller): under `--limit N` a test split weighs N examples' worth, not its size.
+EXAMPLE_BYTES = {"dep": 950, "pos": 950, "ner": 200, "did": 450, "sa": 500, "tc": 220, "nli": 600, "mrc": 800,
+                 "eqa": 1300, "mt-dialect": 450, "mt-region": 80}
+DEFAULT_EXAMPLE_BYTES = 500
+
+
+def example_bytes(task: str) -> float:
+    """What one test example of `task` takes on disk (EXAMPLE_BYTES)."""
+    return float(EXAMPLE_BYTES.get(task, DEFAULT_EXAMPLE_BYTES))
 
 
 def group_weights(group: Any, jobs: Any) -> tuple[float, dict[str, float]]:
@@ -157,13 +167,17 @@ class Tracker:
     """Work done / to do over a run, weighted by each group's data size, and the ETA from it.
 
     completed = finished groups' full weight + for a group in flight: its fit weight x the fit's reported
-    fraction, plus the evaluation weight of its finished jobs. ETA = elapsed x remaining / completed,
-    so a run that is 40% through the work (not 40% through the job count) is promised 1.5 x elapsed.
+    fraction, plus the evaluation weight of its finished jobs. ETA = remaining / rate, so a run that is
+    40% through the work (not 40% through the job count) is promised 1.5 x the time that took. The rate
+    is measured from the first sign of work (a report or a finished job) on, not from the plan: starting
+    the workers and their imports (seconds, once, and most of a short run's first seconds) would make
+    the first ETAs promise many times the truth.
     """
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.start = clock()
+        self.first: tuple[float, float] | None = None  # (time, work done) at the first report or finished job
         self.total = 0.0
         self.done = 0.0
         self.jobs_total = self.jobs_done = 0
@@ -195,6 +209,7 @@ class Tracker:
         if part is not None and part > state["fit_done"]:
             self.done += (part - state["fit_done"]) * state["fit"]
             state["fit_done"] = part
+        self._at_work()
 
     def job_finished(self, job_key: str) -> None:
         self.jobs_done += 1
@@ -205,14 +220,22 @@ class Tracker:
             self.done += (1.0 - state["fit_done"]) * state["fit"]
             state["fit_done"] = 1.0
         self.done += state["evals"].pop(job_key, 0.0)
+        self._at_work()
 
     def eta(self) -> float | None:
-        """Seconds left, or None before 1% of the work is measured (the rate of a fit's first batch,
-        start-up included, would promise days)."""
-        elapsed = self.clock() - self.start
-        if self.done <= 0.01 * self.total or elapsed <= 0:
+        """Seconds left, or None before 1% of the work is done and some of it measured since the first
+        sign of work (the rate of a fit's first batch would promise days)."""
+        if self.first is None or self.done <= 0.01 * self.total:
             return None
-        return max(0.0, elapsed * max(0.0, self.total - self.done) / self.done)
+        since, before = self.first
+        elapsed, measured = self.clock() - since, self.done - before
+        if elapsed <= 0 or measured <= 0:
+            return None
+        return max(0.0, elapsed * max(0.0, self.total - self.done) / measured)
+
+    def _at_work(self) -> None:
+        if self.first is None:
+            self.first = (self.clock(), self.done)
 
     @staticmethod
     def _weigh(group: Any, jobs: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from dialectbench import __version__
 from dialectbench.backends.base import BackendUnavailableError
 from dialectbench.data.user_catalogue import with_user_data
+from dialectbench.runner import progress
 from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.once import warnings_once
 from dialectbench.runner.options import LimitedSource, MarkedBackend, OptionError, RunOptions
@@ -62,21 +63,28 @@ class RunResult:
         return [job.key for job in self.plan.jobs]
 
 
+# extras whose libraries can change a score (a model backend, ASR, a fit): recorded when installed
+SCORING_EXTRAS = ("hf", "llm", "speech", "stats")
+
+
 def library_versions() -> dict[str, str]:
-    """Versions of the package's declared dependencies, as installed."""
+    """Versions of the package's declared dependencies as installed: every core one, and those of the
+    scoring extras that are installed."""
     versions = {}
     try:
         requirements = metadata.requires("dialectbench") or []
     except metadata.PackageNotFoundError:
         requirements = []
     for req in requirements:
-        if "extra ==" in req:
+        extra = re.search(r"extra\s*==\s*['\"]([^'\"]+)", req)
+        if extra and extra.group(1) not in SCORING_EXTRAS:
             continue
         name = re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0]
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
-            versions[name] = "missing"
+            if not extra:
+                versions[name] = "missing"
     return versions
 
 
@@ -218,7 +226,7 @@ def _plan_into(db: Store, *, tasks, varieties, clusters, model_name, settings, d
                       config=job_config, catalog=catalog, fewshot=fewshot,
                       training_free=tuple(getattr(backend, "training_free_tasks", ())),
                       cross_fit=tuple(getattr(backend, "cross_fit_tasks", ())))
-    _weigh_fits(plan, backend)
+    _weigh_fits(plan, backend, options.limit)
     with warnings_once():  # sacrebleu's detokenize notice once per run, not once per MT job
         return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
                         run_config={"tasks": plan.tasks, "varieties": varieties, "clusters": clusters,
@@ -229,16 +237,23 @@ def _plan_into(db: Store, *, tasks, varieties, clusters, model_name, settings, d
                         seed=seed, rerun=rerun)
 
 
-def _weigh_fits(plan: Plan, backend: Any) -> None:
-    """The backend's cost estimate of each fit whose training size is known (`fit_weight(task, bytes)`,
-    optional): the longest fits are scheduled first and the ETA weighs them by it."""
+def _weigh_fits(plan: Plan, backend: Any, limit: int | None = None) -> None:
+    """The backend's cost estimate of each fit whose training size is known (`fit_weight(task, bytes,
+    dev=...)`, optional): the longest fits are scheduled first and the ETA weighs them by it. Under
+    `--limit N` a test split weighs what N of its examples do, not its full size."""
+    if limit is not None:
+        for group in plan.groups:
+            for (variety, split), size in group.sizes.items():
+                if split == "test":
+                    group.sizes[variety, split] = min(size, limit * progress.example_bytes(group.task))
     weigh = getattr(backend, "fit_weight", None)
     if not callable(weigh):
         return
     for group in plan.groups:
         members = group.training.members
         if group.training.mode == "finetune" and members and all((v, "train") in group.sizes for v in members):
-            group.fit_weight = weigh(group.task, sum(group.sizes[v, "train"] for v in members))
+            group.fit_weight = weigh(group.task, sum(group.sizes[v, "train"] for v in members),
+                                     dev=any((v, "dev") in group.sizes for v in members))
 
 
 def _execute(db: Store, plan: Plan, source: Any, backend: Any, executor: Any, events: RunEvents,

@@ -169,6 +169,14 @@ def _loads(text: str | None) -> Any:
         return None
 
 
+def _flags(extra: str | None) -> Any:
+    """A stored score's flags (runner/flags.py), None when it has none; most scores have none, and their
+    extra (per-example stats of a treebank) is not parsed for nothing: a 50k-score report read 50k."""
+    if not extra or '"flags"' not in extra:
+        return None
+    return (_loads(extra) or {}).get("flags")
+
+
 def _default(value: Any) -> Any:
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
@@ -475,8 +483,10 @@ class Store:
             "SELECT s.*, j.seed, j.finished_at FROM scores s JOIN jobs j USING (job_key)"
             " WHERE j.status = 'done' ORDER BY j.finished_at").fetchall()
         out = [dict(r) for r in rows]
+        for r in out:
+            r["flags"] = _flags(r["extra"])
         if not include_overlap:
-            out = [r for r in out if not leaked((_loads(r["extra"]) or {}).get("flags"))]
+            out = [r for r in out if not leaked(r["flags"])]
         if keys is not None:
             wanted = set(keys)
             out = [r for r in out if r["job_key"] in wanted]
@@ -489,7 +499,7 @@ class Store:
             from dialectbench.runner.flags import flag_text
 
             for r in out:
-                r["flags"] = flag_text(_loads(r["extra"]))
+                r["flags"] = flag_text({"flags": r["flags"]} if r["flags"] else None)
             cols.append("flags")
         return [{c: r[c] for c in cols} for r in out]
 
@@ -502,7 +512,7 @@ class Store:
         wanted = None if keys is None else set(keys)
         out = []
         for r in rows:
-            flags = (_loads(r["extra"]) or {}).get("flags")
+            flags = _flags(r["extra"])
             if flags and (wanted is None or r["job_key"] in wanted):
                 out.append({**{k: r[k] for k in ("job_key", "task", "setting", "variety", "model", "score")},
                             "flags": flags})

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dialectbench.extras import require
 from dialectbench.sdqa.dialects import LANGUAGES, SDQAError
 
 SAMPLE_RATE = 16_000
@@ -118,6 +119,7 @@ class PocketSphinxASR(ASRBase):
     name = "pocketsphinx"
 
     def __post_init__(self):
+        require("sdqa asr --backend pocketsphinx", "pocketsphinx", "soundfile")
         from pocketsphinx import Decoder
 
         kw = {"lm": str(self.lm)} if self.lm else {}
@@ -167,6 +169,7 @@ class WhisperASR(ASRBase):
     name = "whisper"
 
     def __post_init__(self):
+        require("sdqa asr --backend whisper", "transformers", "soundfile")
         from transformers import WhisperForConditionalGeneration, WhisperProcessor
 
         if not self.model:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dialectbench.extras import require
 from dialectbench.sdqa.asr import PocketSphinxASR, transcribe_folder
 from dialectbench.sdqa.corpus import SDQACorpus
 from dialectbench.sdqa.dialects import SDQAError
@@ -112,6 +113,7 @@ class DemoResult:
 
 def run_demo(voices: Sequence[str] = VOICES, *, n_questions: int | None = None, workdir: Path | None = None,
              domain_lm: bool = True, progress: bool = False) -> DemoResult:
+    require("sdqa demo", "pocketsphinx", "soundfile")  # before minutes of speech synthesis
     examples = demo_examples()[:n_questions] if n_questions else demo_examples()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(workdir or tmp)

@@ -28,6 +28,7 @@ import pandas as pd
 
 from dialectbench.backends.crossfit import DEFAULT_FOLDS, CrossFitted, passage_key
 from dialectbench.data.examples import QAExample
+from dialectbench.extras import require
 from dialectbench.sdqa.dialects import LANGUAGES, SDQAError, label
 from dialectbench.sdqa.fairness import ge_decomposition
 
@@ -198,6 +199,8 @@ def run_goldp(data_dir: Path | str, *, sdqa_dir: Path | str | None = None, langs
               gold: bool = True) -> GoldpResult:
     """Score every dialect's file (and the Gold row: the typed questions of ../sd-qa on the same passages,
     once per language); a `CrossFitReader` (the default) is first trained on each language's gold questions."""
+    if mixed:
+        require("sdqa goldp's mixed model (--no-mixed skips it)", "statsmodels")
     reader = reader or CrossFitReader()
     sets = read_goldp(data_dir, langs, split)
     golds = {lang: _gold_questions(sdqa_dir, lang, split) for lang in dict.fromkeys(s.lang for s in sets)}

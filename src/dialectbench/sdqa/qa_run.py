@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dialectbench.extras import require
 from dialectbench.sdqa.corpus import add_transcript_rows, load_sdqa
 from dialectbench.sdqa.dialects import SDQAError
 from dialectbench.sdqa.qa import (
@@ -69,6 +70,8 @@ def make_qa(ranker: str = "bm25", encoder: Path | None = None, train: str = "dem
 def run_qa(tydi: str, *, data_dir: Path | None = None, lang: str = "eng", split: str = "dev",
            models: Sequence[str] | None = None, transcripts: Path | None = None, ranker: str = "bm25",
            encoder: Path | None = None, train: str = "demo", mixed: bool = False) -> QAResult:
+    if mixed:
+        require("sdqa qa --mixed-model", "statsmodels")
     examples = read_tydi(files("dialectbench.sdqa") / "demo_questions.json" if tydi == "demo" else tydi)
     qa = make_qa(ranker, encoder, train)
     if data_dir is None:

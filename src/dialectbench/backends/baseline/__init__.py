@@ -82,17 +82,17 @@ class BaselineBackend:
         parser = {k: v for k, v in asdict(self.parser_config).items() if k not in ("verbose", "threads")}
         return {"parser": parser, "crf": asdict(self.crf_config)}
 
-    def fit_weight(self, task: str, train_bytes: float) -> float | None:
-        """The relative CPU cost of fitting `task` on `train_bytes` of data on disk, in the runner's units
-        (`progress.group_weights`); None: proportional to the data. A parser fit is not: it runs up to
-        max_epochs passes (tiny sets repeated to min_steps_per_epoch updates) within a budget of words,
-        so a 35k-word treebank costs as much as UD_English-EWT, 6x its size (dev patience can stop
-        either earlier)."""
+    def fit_weight(self, task: str, train_bytes: float, *, dev: bool = False) -> float | None:
+        """The relative CPU cost of fitting `task` on `train_bytes` of data on disk (`dev`: with a dev
+        split), in the runner's units (`progress.group_weights`); None: proportional to the data. A
+        parser fit is not: it runs up to max_epochs passes (tiny sets repeated to min_steps_per_epoch
+        updates) within a budget of words, so a 35k-word treebank costs as much as UD_English-EWT, 6x
+        its size; with a dev split, patience likely stops a small treebank's fit far earlier."""
         if task != "dep":
             return None
         words = train_bytes / CONLLU_BYTES_PER_WORD
         batches = math.ceil(words / self.parser_config.batch_tokens)
-        return PARSER_COST_PER_WORD * self.parser_config.planned_words(words, batches)
+        return PARSER_COST_PER_WORD * self.parser_config.expected_words(words, batches, dev)
 
     def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None = None, *,
             seed: int = 0) -> BaselineModel:

@@ -198,11 +198,15 @@ class BiaffineParser(BaselineModel):
         # -1 stopped every treebank without a dev split after `patience` epochs, however its loss fell)
         best, best_state, bad_epochs = float("-inf"), None, 0
         total = self._planned_words(train)
+        # progress against the words the fit likely goes through (patience stops a fit with dev early), as
+        # the runner's ETA weighs the fit (BaselineBackend.fit_weight); past them it reads as done
+        expected = self.config.expected_words(sum(len(s.words) for s in train), len(self._batches(train)),
+                                              bool(dev))
         if cfg.lr_decay:
             budget.decay = (opt, cfg.lr, total)
         for epoch in range(1, cfg.max_epochs + 1):
             loss = self._epoch(train, encoded, opt, rng, gen, budget,
-                               lambda epoch=epoch: progress.report("fit", done=budget.words, total=total,
+                               lambda epoch=epoch: progress.report("fit", done=budget.words, total=expected,
                                                                    unit="words", epoch=epoch,
                                                                    epochs=cfg.max_epochs))
             score = self._uas(dev) if dev else -loss
