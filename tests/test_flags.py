@@ -249,3 +249,11 @@ def test_dep_sentences_that_are_not_trees_are_left_out_of_training_and_counted_i
     with Store(result.store) as db:
         (row,) = db.scores()
     assert row["n"] == 2 and row["score"] == 100.0  # the broken test sentence is scored, not dropped
+
+
+def test_the_sample_suite_is_said_once_not_on_every_flag_line(tmp_path):
+    out = CliRunner().invoke(app, ["run", "--tasks", "mrc", "--store", str(tmp_path / "s.sqlite"), "--no-report"])
+    assert out.exit_code == 0, out.output
+    assert out.stderr.count("bundled sample suite (our own texts)") == 1
+    lines = [x for x in out.stderr.splitlines() if x.startswith("  - ")]
+    assert lines and not any("sample suite" in x for x in lines)  # the flags that matter, alone

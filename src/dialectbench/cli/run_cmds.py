@@ -155,12 +155,17 @@ def _print_flags(store: Path, keys: list[str]) -> None:
     from dialectbench.runner.flags import describe, needs_warning
 
     with Store(store) as db:
-        flagged = [r for r in db.flagged(keys) if needs_warning({"flags": r["flags"]})]
+        every = db.flagged(keys)
+    flagged = [r for r in every if needs_warning({"flags": r["flags"]})]
+    if any(r["flags"].get("sample_suite") for r in every):  # said once, not on every line below
+        stderr.print("note: scores on the bundled sample suite (our own texts) check the pipeline; they are "
+                     "not comparable with published results", highlight=False)
     if not flagged:
         return
     warn(f"{len(flagged)} score(s) flagged (kept in the store; see the report):")
     for r in flagged[:MAX_LISTED]:
-        stderr.print(f"  - {_where(r['task'], r['setting'], r['variety'])}: {'; '.join(describe(r['flags']))}",
+        said = describe({k: v for k, v in r["flags"].items() if k != "sample_suite"})
+        stderr.print(f"  - {_where(r['task'], r['setting'], r['variety'])}: {'; '.join(said)}",
                      highlight=False, markup=False, soft_wrap=True)
     if len(flagged) > MAX_LISTED:
         stderr.print(f"  ... and {len(flagged) - MAX_LISTED} more (`dialectbench results export --all` lists them)")
