@@ -24,6 +24,17 @@ def pipe_width(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
 
 
+@pytest.fixture
+def forget_user_catalogues(monkeypatch):
+    """No user catalogue from the environment, and none left registered after the test."""
+    from dialectbench.data import user_catalogue
+
+    monkeypatch.delenv(user_catalogue.ENV_CATALOGUE, raising=False)
+    user_catalogue.reset()
+    yield
+    user_catalogue.reset()
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """Root of the real public datasets (../shared/data); skips the test when absent."""

@@ -18,12 +18,7 @@ from dialectbench.varieties import UnknownVarietyError, registry
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "yorkshire"
 
 
-@pytest.fixture(autouse=True)
-def _forget_user_catalogues(monkeypatch):
-    monkeypatch.delenv(user_catalogue.ENV_CATALOGUE, raising=False)
-    user_catalogue.reset()
-    yield
-    user_catalogue.reset()
+pytestmark = pytest.mark.usefixtures("forget_user_catalogues")
 
 
 def _problems(text: str, tmp_path: Path, files: dict[str, str] | None = None) -> list[str]:

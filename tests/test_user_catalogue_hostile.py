@@ -38,12 +38,7 @@ def entry(options: str = OPTIONS, variety: str = "testish", extra: str = "") -> 
 {extra}"""
 
 
-@pytest.fixture(autouse=True)
-def _forget_user_catalogues(monkeypatch):
-    monkeypatch.delenv(user_catalogue.ENV_CATALOGUE, raising=False)
-    user_catalogue.reset()
-    yield
-    user_catalogue.reset()
+pytestmark = pytest.mark.usefixtures("forget_user_catalogues")
 
 
 def _file(tmp_path: Path, text: str | bytes, data: dict[str, str] | None = None) -> Path:
