@@ -433,3 +433,27 @@ def test_tables_13_to_19_agree_with_the_original_result_files(shared_data):
     wrong = [(r.task, r.model, r.setting, r.metric, r.variety, r.score, round(original(r), 2))
              for r in df.itertuples() if abs(round(original(r), 2) - r.score) >= 0.006]
     assert len(df) == 140 + 192 + 270 + 136 + 44 and wrong == []
+
+
+def test_original_digits_sharpen_dep_cells_and_show_the_paper_summarised_printed_values():
+    """Table 10 prints 8.95, the result file has 8.954; both give Table 3's 9.0 (half up). The paper's
+    Table 23 was computed from the printed two decimals: with the file's digits six cells miss."""
+    from dialectbench.analysis.reference.check import _one_decimal
+
+    printed = paper_scores(metrics="all")
+    original = paper_scores(metrics="all", digits="original")
+    key = ["task", "variety", "model", "setting", "train_on", "metric"]
+    both = printed.merge(original, on=key, suffixes=("", "_original"), validate="one_to_one")
+    assert len(both) == len(printed) == len(original)
+    diff = (both.score_original - both.score).abs()
+    assert diff.max() <= 0.005 + 1e-9 and (diff > 0).sum() >= 100
+    assert set(both.loc[diff > 0, "task"]) == {"dep"}
+    for scores, value in ((printed, 8.95), (original, 8.9542)):
+        dep = task_summary(validate_scores(scores[scores.metric == "uas"], "paper")).set_index("task").loc["dep"]
+        assert dep.min_variety == "mbyá guaraní (a:brazil)" and abs(dep.min_score - value) < 1e-4
+        assert _one_decimal(float(dep.min_score)) == "9.0"
+    wlg = cluster_summary(validate_scores(original[original.metric == "uas"], "paper")).set_index(
+        ["task", "cluster"]).loc[("dep", "west low german")]
+    assert _one_decimal(float(wlg.min_score)) == "40.7"  # Table 23 prints 40.8: the printed 40.75, half up
+    with pytest.raises(ValueError, match="digits"):
+        paper_scores(digits="all")
