@@ -299,3 +299,21 @@ def test_an_unregistered_variety_with_a_cluster_is_kept_but_warned_about_with_ne
         df = read_scores(path)
     assert set(df["variety"]) == {"english", "singlsh"}
     assert set(df["cluster"]) == {"anglic"}
+
+
+def test_summaries_follow_the_declared_direction(monkeypatch):
+    """Max-obtainable and the minimum variety read tasks.yaml's higher_is_better: were DEP's metric an
+    error rate, its best row would be the smallest."""
+    import pandas as pd
+
+    from dialectbench.analysis import max_scores, task_summary
+    from dialectbench.tasks import TASKS
+
+    rows = [("dep", "c", "a", 10.0, "m1"), ("dep", "c", "a", 30.0, "m2"), ("dep", "c", "b", 20.0, "m1")]
+    df = pd.DataFrame([{"task": t, "cluster": c, "variety": v, "score": s, "model": m, "setting": "zero-shot",
+                        "train_on": "english"} for t, c, v, s, m in rows])
+    assert max_scores(df).set_index("variety").loc["a", "model"] == "m2"
+    monkeypatch.setitem(TASKS, "dep", TASKS["dep"].model_copy(update={"higher_is_better": False}))
+    assert max_scores(df).set_index("variety").loc["a", "model"] == "m1"
+    summary = task_summary(df).iloc[0]
+    assert (summary.max_variety, summary.max_score, summary.min_variety, summary.min_score) == ("a", 10.0, "b", 20.0)

@@ -21,7 +21,6 @@ from dialectbench.data.examples import (
     TranslationExample,
 )
 from dialectbench.metrics import (
-    PRIMARY_METRIC,
     attachment_scores,
     bleu,
     cer,
@@ -240,11 +239,31 @@ def test_score_task_uses_each_tasks_primary_metric():
     assert nli.score == 0.0 and nli.metric == "macro_f1"
     mc = [MultipleChoiceExample(str(i), "p", "q", ("a", "b", "c", "d"), i % 4) for i in range(4)]
     mrc = score_task("mrc", mc, [0, 1, 2, 0])
-    assert mrc.extra["accuracy"] == 75.0 and mrc.metric == PRIMARY_METRIC["mrc"]
+    assert mrc.extra["accuracy"] == 75.0 and mrc.metric == "macro_f1"
     qa = score_task("eqa", [QAExample("q", "ctx", "?", ("Paris",), (0,))], ["paris"])
     assert qa.score == 100.0
     mt = score_task("mt-region", [TranslationExample(str(i), "s", r) for i, r in enumerate(REF)], HYP)
     assert mt.metric == "bleu" and "chrf" in mt.extra
+
+
+def test_scorers_report_what_tasks_yaml_declares_and_a_disagreement_fails(monkeypatch):
+    import dialectbench.metrics.tasks as mt
+    from dialectbench.tasks import TASKS
+
+    texts = [TextExample(str(i), "t", y) for i, y in enumerate(Y)]
+    assert score_task("tc", texts, P).metric == TASKS["tc"].metric == "macro_f1"
+    assert all(t.higher_is_better and t.aggregation == "mean" for t in TASKS.values())
+    # a scorer that drifts from the declaration is an error, not a silently relabelled score
+    monkeypatch.setitem(mt._SCORERS, "sa", mt._labels("macro"))
+    with pytest.raises(RuntimeError, match="tasks.yaml declares 'accuracy'"):
+        score_task("sa", texts, P)
+    # an explicit metric choice is the caller's: no error
+    assert score_task("sa", texts, P, primary="macro").metric == "macro_f1"
+
+
+def test_metric_direction_travels_with_the_result():
+    assert not wer(["a b c"], ["a x c"]).higher_is_better
+    assert score_task("sa", [TextExample("1", "t", "pos")], ["pos"]).higher_is_better
 
 
 def test_score_task_errors_are_clear():

@@ -55,7 +55,11 @@ def test_categories_and_metrics_follow_table1():
     # SA: Table 1 prints F1, but the scores of Table 29 are accuracy (south levantine 58.9), which is
     # what score_task stores; the task spec names the metric the scores carry
     assert {t.id: t.metric for t in TASKS.values() if t.metric != "f1"} == {
-        "dep": "uas", "sa": "accuracy", "mt-dialect": "bleu", "mt-region": "bleu"}
+        "dep": "uas", "did": "macro_f1", "sa": "accuracy", "tc": "macro_f1", "nli": "macro_f1",
+        "mrc": "macro_f1", "mt-dialect": "bleu", "mt-region": "bleu"}
+    assert {t.id: t.paper_metric for t in TASKS.values() if t.paper_metric != "f1"} == {
+        "dep": "uas", "mt-dialect": "bleu", "mt-region": "bleu"}
+    assert get_task("sa").summary_metrics == ("accuracy", "f1") and get_task("ner").summary_metrics == ("f1",)
     assert get_task("eqa").metric_label == "span F1"
 
 

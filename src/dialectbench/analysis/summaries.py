@@ -12,6 +12,14 @@ import pandas as pd
 
 from dialectbench.analysis.fairness import avg_pop
 from dialectbench.analysis.scores_io import variety_registry
+from dialectbench.tasks import TASKS
+
+
+def _merit(df: pd.DataFrame) -> pd.Series:
+    """The score signed by the task's declared direction (tasks.yaml `higher_is_better`): "best" and
+    "worst" below are its max and min, whichever way the task's metric runs."""
+    sign = df["task"].map(lambda t: 1.0 if t not in TASKS or TASKS[t].higher_is_better else -1.0)
+    return df["score"] * sign
 
 MAX_COLUMNS = ["task", "cluster", "variety", "score", "model", "setting", "train_on"]
 CLUSTER_COLUMNS = ["task", "cluster", "n_varieties", "linguistic_utility", "demographic_utility",
@@ -26,7 +34,7 @@ def max_scores(df: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         return pd.DataFrame(columns=MAX_COLUMNS)
     work = df.reset_index(drop=True)
-    best = work.groupby(["task", "cluster", "variety"], sort=False)["score"].idxmax()
+    best = work.assign(_merit=_merit(work)).groupby(["task", "cluster", "variety"], sort=False)["_merit"].idxmax()
     out = work.loc[best.to_numpy(), MAX_COLUMNS]
     return out.sort_values(["task", "cluster", "score"], ascending=[True, True, False]).reset_index(drop=True)
 
@@ -36,7 +44,8 @@ def task_summary(df: pd.DataFrame) -> pd.DataFrame:
     and the varieties (with their clusters) of the highest and lowest max score."""
     rows = []
     for task, g in max_scores(df).groupby("task", sort=True):
-        hi, lo = g.loc[g["score"].idxmax()], g.loc[g["score"].idxmin()]
+        merit = _merit(g)
+        hi, lo = g.loc[merit.idxmax()], g.loc[merit.idxmin()]
         rows.append({"task": task, "n_clusters": g["cluster"].nunique(), "n_varieties": len(g),
                      "average": g["score"].mean(), "max_cluster": hi["cluster"], "max_variety": hi["variety"],
                      "max_score": hi["score"], "min_cluster": lo["cluster"], "min_variety": lo["variety"],
@@ -94,7 +103,7 @@ def cluster_summary(df: pd.DataFrame, speakers: Any = None) -> pd.DataFrame:
     rows = []
     for (task, cluster), g in max_scores(df).groupby(["task", "cluster"], sort=True):
         scores = g["score"].to_numpy(dtype=float)
-        lo = g.loc[g["score"].idxmin()]
+        lo = g.loc[_merit(g).idxmin()]
         rows.append({"task": task, "cluster": cluster, "n_varieties": len(g),
                      "linguistic_utility": float(scores.mean()),
                      "demographic_utility": avg_pop(scores, _speakers_for(list(g["variety"]), mapping)),

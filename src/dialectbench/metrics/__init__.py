@@ -18,7 +18,7 @@ _MODULES = {
     "exact_match": "qa", "normalize_answer": "qa", "span_f1": "qa", "squad_scores": "qa",
     "MetricResult": "result", "cer": "speech", "normalize_transcript": "speech", "wer": "speech",
     "detect_scheme": "tagging", "entity_f1": "tagging", "pos_scores": "tagging",
-    "PRIMARY_METRIC": "tasks", "score_task": "tasks",
+    "score_task": "tasks",
 }
 
 
@@ -35,7 +35,6 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-           "PRIMARY_METRIC",
            "MetricResult",
            "attachment_scores",
            "bleu",

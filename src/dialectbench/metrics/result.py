@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# metrics where less is better; every other metric (accuracy, F1, UAS, BLEU, chrF...) is higher-is-better
+LOWER_IS_BETTER = frozenset({"wer", "cer"})
+
 
 @dataclass(frozen=True)
 class MetricResult:
@@ -24,6 +27,11 @@ class MetricResult:
     per_example: list[float] | None = None
     signature: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def higher_is_better(self) -> bool:
+        """The metric's direction, so that a WER never sorts like an F1."""
+        return self.metric not in LOWER_IS_BETTER
 
     def __post_init__(self) -> None:
         if self.score != self.score:  # NaN is allowed (empty input) but never silently: say so in extra

@@ -1,7 +1,8 @@
 """`score_task`: the primary metric of each DialectBench task, computed from gold examples and the
 predictions a backend returns (types in dialectbench.backends.base).
 
-Primary metric per task, chosen to match what DialectBench prints (checked against its Tables 3 and 23-31
+Primary metric per task (declared in tasks/tasks.yaml, which every layer reads; score_task checks that
+each scorer reports the declared metric), chosen to match what DialectBench prints (checked against its Tables 3 and 23-31
 and the original result files in dialectbench-original/results):
   dep  UAS (LAS in extra)                      - Table 10 "We report UAS"
   pos  F1 = seqeval on raw UPOS (accuracy in extra) - Table 11 values are the script's f1, not accuracy
@@ -24,13 +25,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from dialectbench.metrics.result import MetricResult, check_lengths
+from dialectbench.tasks import get_task
 
 # the scorers import their metric module when they run (see metrics/__init__.py: sklearn and seqeval are
 # slow imports); `METRIC_MODULES` names them, so that a worker pool can import them once, up front
-
-PRIMARY_METRIC = {"dep": "uas", "pos": "f1", "ner": "f1", "did": "macro_f1", "sa": "accuracy",
-                  "tc": "macro_f1", "nli": "macro_f1", "mrc": "macro_f1", "eqa": "f1",
-                  "mt-dialect": "bleu", "mt-region": "bleu"}
 
 
 METRIC_MODULES = {"dep": "parsing", "pos": "tagging", "ner": "tagging", "did": "classification",
@@ -118,4 +116,8 @@ def score_task(task: str, golds: Sequence[Any], predictions: Sequence[Any], **op
     if task not in _SCORERS:
         raise ValueError(f"unknown task {task!r}; known: {', '.join(_SCORERS)}")
     check_lengths(golds, predictions)
-    return _SCORERS[task](list(golds), list(predictions), **options)
+    result = _SCORERS[task](list(golds), list(predictions), **options)
+    declared = get_task(task)
+    if "primary" not in options and result.metric != declared.metric:  # tasks.yaml is the one declaration
+        raise RuntimeError(f"{task}: scored {result.metric!r}, tasks.yaml declares {declared.metric!r}")
+    return result

@@ -33,6 +33,10 @@ class Task(BaseModel):
     category: Category
     metric: str
     metric_label: str
+    higher_is_better: bool = True
+    aggregation: Literal["mean"] = "mean"
+    paper_metric: str
+    published_metrics: tuple[str, ...] = ()
     settings: tuple[str, ...]
     # settings the original benchmark ran beyond Table 2 (its metadata and result files; docs/protocol.md)
     extra_settings: tuple[str, ...] = ()
@@ -59,6 +63,11 @@ class Task(BaseModel):
         if bad:
             raise ValueError(f"unknown setting(s) {bad}; valid: {', '.join(SETTINGS)}")
         return value
+
+    @property
+    def summary_metrics(self) -> tuple[str, ...]:
+        """The metric columns the paper's summaries read: the larger of `published_metrics` where given."""
+        return self.published_metrics or (self.paper_metric,)
 
     @property
     def all_settings(self) -> tuple[str, ...]:
