@@ -2,9 +2,14 @@
 
     .venv/bin/python benchmarks/baseline_ud.py [--ud-dir ../shared/data/ud/UD_English-EWT]
         [--threads 2] [--skip-pos] [--skip-dep] [--set max_seconds=300 ...]
+    .venv/bin/python benchmarks/baseline_ud.py --compare [--data-dir ../shared/data]
+        [--varieties "english,brazilian portuguese"] [--skip-dep]
 
 Prints POS accuracy, UAS and LAS on the test split (punctuation included, as the UD convention and
 the paper's UAS), and training time of each model. Targets (issues 5, 12, 14): POS >= 93, UAS >= 83.
+--compare fits the previous default configuration (OLD) and today's (the defaults) on the same
+treebanks of a mirror, one after the other in this process (one thread), and prints each score and the
+ratio of CPU seconds new / old (issue 27).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from pathlib import Path
 import torch
 
 from dialectbench.backends.baseline import BaselineBackend
-from dialectbench.backends.baseline.parser import ParserConfig
+from dialectbench.backends.baseline.configs import CRFConfig, ParserConfig
 from dialectbench.data.examples import Sentence
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "ud" / "UD_English-EWT"
@@ -47,8 +52,53 @@ def split(ud_dir: Path, name: str) -> list[Sentence]:
     return load_conllu(path)
 
 
+# the defaults before issue 27: 150 L-BFGS iterations for the CRF tagger
+OLD = {"crf": CRFConfig(max_iterations=150), "parser": ParserConfig()}
+NEW = {"crf": CRFConfig(), "parser": ParserConfig()}
+
+
+def _fit_and_score(task: str, configs: dict, train, dev, test) -> tuple[float, float]:
+    """(score, CPU seconds of the fit): POS accuracy or UAS on `test`, in percent."""
+    c0 = time.process_time()
+    model = BaselineBackend(parser=configs["parser"], crf=configs["crf"]).fit(task, train, dev)
+    cpu = time.process_time() - c0
+    pred = model.predict(test)
+    n = sum(len(s.words) for s in test)
+    if task == "pos":
+        right = sum(p == g for ex, tags in zip(test, pred) for p, g in zip(tags, ex.upos))
+    else:
+        right = sum(h == g for ex, (hs, _) in zip(test, pred) for h, g in zip(hs, ex.heads))
+    return 100 * right / n, cpu
+
+
+def compare(data_dir: Path, varieties: list[str], tasks: list[str]) -> None:
+    from dialectbench.data import open_source
+
+    source = open_source(data_dir)
+    totals = {"old": 0.0, "new": 0.0}
+    print(f"{'task':4} {'treebank':34} {'old':>6} {'new':>6} {'old s':>6} {'new s':>6} {'ratio':>5}")
+    for task in tasks:
+        if task == "dep" and OLD["parser"] == NEW["parser"]:
+            print("dep  parser configuration unchanged: not compared")
+            continue
+        for variety in varieties:
+            train, test = source.load(task, variety, "train"), source.load(task, variety, "test")
+            dev = source.load(task, variety, "dev") if "dev" in source.splits(task, variety) else None
+            (old, old_s), (new, new_s) = (_fit_and_score(task, c, train, dev, test) for c in (OLD, NEW))
+            totals["old"] += old_s
+            totals["new"] += new_s
+            print(f"{task:4} {variety[:34]:34} {old:6.2f} {new:6.2f} {old_s:6.0f} {new_s:6.0f} {new_s / old_s:5.2f}",
+                  flush=True)
+    if totals["old"]:
+        print(f"CPU seconds new / old: {totals['new']:.0f} / {totals['old']:.0f} = "
+              f"{totals['new'] / totals['old']:.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--compare", action="store_true", help="old vs new default configuration (see above)")
+    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DIR.parents[1])
+    ap.add_argument("--varieties", default="english,brazilian portuguese,portuguese (i:mix)")
     ap.add_argument("--ud-dir", type=Path, default=DEFAULT_DIR)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--skip-pos", action="store_true")
@@ -58,6 +108,11 @@ def main() -> None:
                     help="override a ParserConfig field, e.g. --set max_seconds=300 --set max_epochs=5")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    if args.compare:
+        torch.set_num_threads(1)
+        compare(args.data_dir, [v.strip() for v in args.varieties.split(",") if v.strip()],
+                [t for t, skip in (("pos", args.skip_pos), ("dep", args.skip_dep)) if not skip])
+        return
     train, dev, test = (split(args.ud_dir, s) for s in ("train", "dev", "test"))
     train = train[:args.train_limit]
     n_words = sum(len(s.words) for s in test)
