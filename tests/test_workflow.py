@@ -49,6 +49,10 @@ def test_run_folder_holds_the_store_results_json_and_its_own_report(tmp_path, fa
     assert done and all(j["metric"] in j["metrics"] and j["data_fingerprint"] for j in done)
     assert any(j["status"] == "skipped" and j["message"] for j in doc["jobs"])  # moroccan arabic: empty test
     assert all(s["reason"] for s in doc["skips"])
+    # lm-eval-shaped keys (issue 28): the task's aggregate, direction, versions with the plan's data hashes
+    assert doc["format_version"] == 2 and doc["results"]["tc"]["n"] == len(done)
+    assert doc["higher_is_better"]["tc"]["macro_f1"] is True
+    assert doc["versions"]["tasks"]["tc"]["data_fingerprints"] and doc["command_line"]
     # each run's report holds that run's tasks only: no stale or mixed tables
     tables = [{p.name for p in (r / "report" / "tables").glob("leaderboard_*.csv")} for r in runs]
     assert tables == [{"leaderboard_tc.csv"}, {"leaderboard_pos.csv"}]
@@ -209,3 +213,191 @@ def test_unloadable_model_check_happens_before_planning(tmp_path):
 
     with pytest.raises(RunError, match="download it first"):
         run_mod._preflight(Broken(0.0))
+
+
+# -- results.json in lm-evaluation-harness's shape (issue 28, item 3): a small run with known scores
+
+def _record(key, task, variety, score, *, setting="in-variety", metric=None, status="done", signature="",
+            extra=None):
+    from dialectbench.runner.store import JobRecord
+    from dialectbench.tasks import TASKS
+
+    return JobRecord(job_key=key, task=task, variety=variety, cluster="c", model="baseline", setting=setting,
+                     train_on=variety, status=status, data_fingerprint=f"fp-{key}",
+                     metric=metric or TASKS[task].metric if status == "done" else "", score=score, n=10,
+                     signature=signature, extra=extra or {}, message="" if status == "done" else "boom")
+
+
+POS_SIG = "pos-f1|seqeval:default-mode-on-raw-upos (DialectBench)|accuracy:token"
+BLEU_SIG = "ref:human|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+CHRF_SIG = "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0"
+
+
+@pytest.fixture
+def small_run(tmp_path):
+    """pos: 70, 80, 90 in-variety and 60 zero-shot; dep: 50 and an undefined score (NaN), a CER beside
+    it; mt-dialect: one BLEU; did: per-variety class F1 (stored as `f1`, declared macro_f1); a failed job."""
+    store = tmp_path / "s.sqlite"
+    records = [
+        _record("k1", "pos", "a", 70.0, signature=POS_SIG, extra={"accuracy": 71.0}),
+        _record("k2", "pos", "b", 80.0, signature=POS_SIG, extra={"accuracy": 81.0}),
+        _record("k3", "pos", "c", 90.0, signature=POS_SIG, extra={"accuracy": 91.0}),
+        _record("k4", "pos", "a", 60.0, setting="zero-shot", signature=POS_SIG),
+        _record("k5", "dep", "a", 50.0, signature="uas|punct:excluded|deprel:universal|pooled:words",
+                extra={"las": 40.0, "cer": 5.0}),
+        _record("k6", "dep", "b", float("nan"), signature="uas|punct:excluded|deprel:universal|pooled:words"),
+        _record("k7", "mt-dialect", "a", 30.0, signature=BLEU_SIG, extra={"chrf": 55.0, "chrf_signature": CHRF_SIG}),
+        _record("k8", "did", "a", 40.0, metric="f1",
+                signature="did|class f1 on the pooled cluster test|classification|primary:macro_f1|sklearn|"
+                          "zero_division:0"),
+        _record("k9", "pos", "d", None, status="failed"),
+    ]
+    with Store(store) as db:
+        db.start_run("r1", seed=0, config={"tasks": ["pos"]}, package_version="9.9.9",
+                     library_versions={"scikit-learn": "1.9.1", "seqeval": "1.2.2"}, git_hash="abc")
+        for r in records:
+            assert db.commit_job("r1", r)
+        db.finish_run("r1", "finished", {"done": 8})
+    return store, [r.job_key for r in records]
+
+
+def _tables(store):
+    with Store(store) as db:
+        return ([dict(r) for r in db.conn.execute("SELECT * FROM scores ORDER BY job_key")],
+                [dict(r) for r in db.conn.execute("SELECT * FROM jobs ORDER BY job_key")])
+
+
+def _write(store, keys, tmp_path, **kw):
+    from dialectbench.runner.results_file import write_results
+
+    path = write_results(store, tmp_path / "out", "r1", keys, **kw)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_results_block_is_the_mean_and_sem_of_each_task_by_hand(small_run, tmp_path):
+    store, keys = small_run
+    doc = _write(store, keys, tmp_path, argv=["dialectbench", "run"])
+    assert doc["format_version"] == doc["results_version"] == 2
+    pos = doc["results"]["pos"]
+    # 70, 80, 90, 60: mean 75; deviations 5, 5, 15, 15 -> sd sqrt(500/3) = 12.9099 -> sem 12.9099/2 = 6.4550
+    assert pos["metric"] == "f1" and pos["mean"] == pytest.approx(75.0) and pos["n"] == 4
+    assert pos["stderr"] == pytest.approx(6.45497, abs=1e-4) and pos["stderr_method"] == "sem"
+    assert pos["varieties"] == 3 and pos["aggregation"] == "mean" and pos["higher_is_better"] is True
+    # in-variety 70, 80, 90: mean 80, sd 10, sem 10 / sqrt(3) = 5.7735; zero-shot: one score, no stderr
+    assert pos["by_setting"]["in-variety"] == {"mean": pytest.approx(80.0), "stderr": pytest.approx(5.773503),
+                                               "stderr_method": "sem", "n": 3}
+    assert pos["by_setting"]["zero-shot"]["mean"] == 60.0 and pos["by_setting"]["zero-shot"]["stderr"] is None
+    dep = doc["results"]["dep"]  # the NaN score is counted apart, not averaged
+    assert dep["mean"] == 50.0 and dep["n"] == 1 and dep["undefined"] == 1 and dep["stderr"] is None
+    assert doc["results"]["mt-dialect"]["mean"] == 30.0 and doc["results"]["did"]["metric"] == "f1"
+    assert set(doc["results"]) == {"pos", "dep", "mt-dialect", "did"}  # the failed job adds nothing
+
+
+def test_higher_is_better_per_task_and_metric_from_the_declarations(small_run, tmp_path):
+    store, keys = small_run
+    hib = _write(store, keys, tmp_path, argv=[])["higher_is_better"]
+    assert hib["pos"] == {"f1": True, "accuracy": True}
+    assert hib["dep"] == {"uas": True, "las": True, "cer": False}  # CER: MetricResult's direction
+    assert hib["mt-dialect"] == {"bleu": True, "chrf": True}
+    assert hib["did"] == {"macro_f1": True, "f1": True}
+
+
+def test_versions_hash_each_task_declaration_jobs_and_data(small_run, tmp_path):
+    import hashlib
+    from types import SimpleNamespace
+
+    from dialectbench.runner.plan import KEY_VERSION
+    from dialectbench.tasks import TASKS
+
+    def digest(value):
+        return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+    store, keys = small_run
+    plan = SimpleNamespace(groups=[SimpleNamespace(task="pos", fingerprints={("b", "test"): "fb", ("a", "test"): "fa"})])
+    v = _write(store, keys, tmp_path, plan=plan, argv=[])["versions"]
+    assert v["package"] == "9.9.9" and v["git_hash"] == "abc" and v["job_key_version"] == KEY_VERSION
+    assert v["tasks"]["pos"]["declaration"] == digest(TASKS["pos"].model_dump(mode="json"))
+    assert v["tasks"]["pos"]["jobs"] == digest(["k1", "k2", "k3", "k4", "k9"])
+    assert v["tasks"]["pos"]["data_fingerprints"] == {"a/test": "fa", "b/test": "fb"}
+    assert v["tasks"]["pos"]["data"] == digest({"a/test": "fa", "b/test": "fb"})
+    assert "data" not in v["tasks"]["dep"]  # not in the plan given: job hashes only
+    assert v["tasks"]["dep"]["declaration"] != v["tasks"]["pos"]["declaration"]
+
+
+def test_signatures_gain_a_structured_form_and_keep_their_strings(small_run, tmp_path):
+    store, keys = small_run
+    jobs = {j["job_key"]: j for j in _write(store, keys, tmp_path, argv=[])["jobs"]}
+    assert jobs["k7"]["signature"] == BLEU_SIG
+    assert jobs["k7"]["signature_parsed"] == {
+        "name": "bleu", "library": "sacrebleu", "version": "2.6.0", "components": [],
+        "options": {"ref": "human", "nrefs": "1", "case": "mixed", "eff": "no", "tok": "13a", "smooth": "exp"}}
+    assert jobs["k7"]["extra_signatures_parsed"]["chrf"]["options"]["nc"] == "6"
+    assert jobs["k1"]["signature_parsed"]["library"] == "seqeval"
+    assert jobs["k1"]["signature_parsed"]["version"] == "1.2.2"  # the run's recorded library version
+    assert jobs["k8"]["signature_parsed"]["library"] == "sklearn"
+    assert jobs["k8"]["signature_parsed"]["version"] == "1.9.1"
+    assert jobs["k8"]["signature_parsed"]["options"] == {"primary": "macro_f1", "zero_division": "0"}
+    assert jobs["k5"]["signature_parsed"] == {
+        "name": "uas", "library": "dialectbench", "version": "9.9.9", "components": ["uas"],
+        "options": {"punct": "excluded", "deprel": "universal", "pooled": "words"}}
+    assert "signature_parsed" not in jobs["k9"]  # failed: no score, no signature
+
+
+def test_real_metric_signatures_parse():
+    from importlib import metadata
+
+    from dialectbench.metrics.generation import bleu
+    from dialectbench.runner.results_file import parse_signature
+
+    res = bleu(["the cat sat"], ["the cat sat"])
+    parsed = parse_signature(res.signature, res.metric)
+    assert parsed["library"] == "sacrebleu" and parsed["options"]["tok"] == "13a"
+    assert parsed["version"] == metadata.version("sacrebleu")
+    assert parse_signature("a:1|a:2|b", "m")["options"] == {"a": ["1", "2"]}
+    assert parse_signature("", "m") == {"name": "m", "library": None, "version": None, "options": {},
+                                        "components": []}
+
+
+def test_stored_scores_and_job_keys_are_unchanged_by_the_results_file(small_run, tmp_path):
+    store, keys = small_run
+    before = _tables(store)
+    doc = _write(store, keys, tmp_path, argv=["dialectbench", "run", "--api-key", "sk-" + "x" * 24])
+    assert _tables(store) == before
+    scores = {r["job_key"]: r for r in before[0]}
+    for job in doc["jobs"]:
+        if job["status"] == "done" and job["job_key"] != "k6":
+            assert job["score"] == scores[job["job_key"]]["score"]
+            assert job["signature"] == scores[job["job_key"]]["signature"]
+    assert "x" * 24 not in json.dumps(doc)
+
+
+@pytest.mark.parametrize("argv, want", [
+    (["--api-key", "abc123"], ["--api-key", "<redacted>"]),
+    (["--api-key=abc123"], ["--api-key=<redacted>"]),
+    (["--hf-token", "hf_" + "a" * 30], ["--hf-token", "<redacted>"]),
+    (["-m", "llm:https://bob:s3cret@host.example/v1"], ["-m", "llm:https://<redacted>@host.example/v1"]),
+    (["-m", "llm:http://host/v1?api_key=zz&x=1"], ["-m", "llm:http://host/v1?api_key=<redacted>&x=1"]),
+    (["--model-args", "token=abc,dtype=bf16"], ["--model-args", "token=<redacted>,dtype=bf16"]),
+    (["OPENAI_API_KEY=sk-abc"], ["OPENAI_API_KEY=<redacted>"]),
+    (["sk-" + "A1" * 12], ["<redacted>"]),
+    (["--system-prompt", "Authorization: Bearer abc.def"], ["--system-prompt", "Authorization: Bearer <redacted>"]),
+    # not secrets: left as they are
+    (["--max-tokens", "32", "--tokenize", "13a", "-m", "llm:http://localhost:8000/v1", "--tasks", "pos"],
+     ["--max-tokens", "32", "--tokenize", "13a", "-m", "llm:http://localhost:8000/v1", "--tasks", "pos"]),
+])
+def test_command_line_redacts_what_looks_like_a_secret(argv, want):
+    from dialectbench.runner.results_file import redact_argv
+
+    assert redact_argv(["dialectbench", "run", *argv]) == ["dialectbench", "run", *want]
+
+
+def test_results_file_records_command_line_python_and_platform(small_run, tmp_path, monkeypatch):
+    import platform
+    import sys
+
+    store, keys = small_run
+    monkeypatch.setattr(sys, "argv", ["dialectbench", "run", "--tasks", "pos", "--api-key", "k"])
+    doc = _write(store, keys, tmp_path)
+    assert doc["command_line"] == ["dialectbench", "run", "--tasks", "pos", "--api-key", "<redacted>"]
+    assert doc["environment"]["python"] == platform.python_version()
+    assert doc["environment"]["platform"] == platform.platform()

@@ -199,11 +199,11 @@ def _executor(kind: str, ray_address: str | None, cpus: float | None, gpus: floa
         fail(str(err))
 
 
-def _write_results(store: Path, out: Path, run_id: str, keys: list[str]) -> Path | None:
+def _write_results(store: Path, out: Path, run_id: str, keys: list[str], plan: Any = None) -> Path | None:
     from dialectbench.runner.results_file import write_results
 
     try:
-        path = write_results(store, out, run_id, keys)
+        path = write_results(store, out, run_id, keys, plan=plan)
     except OSError as err:
         warn(f"could not write the results file: {err}")
         return None
@@ -358,7 +358,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
     raced = f", {c['raced']} finished first by another run" if c["raced"] else ""
     stderr.print(f"{c['done']} job(s) run, {c['reused']} already in the store{raced}, {c['skipped']} skipped, "
                  f"{c['failed']} failed; results in {store}", highlight=False)
-    _write_results(store, out, result.run_id, result.job_keys)
+    _write_results(store, out, result.run_id, result.job_keys, result.plan)
     if not no_report:
         _build_report(store, out / "runs" / result.run_id / "report", result.job_keys)
     if c["failed"]:

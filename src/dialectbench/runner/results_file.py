@@ -3,7 +3,11 @@
     dialectbench-results/                 (--out; the default)
       results.sqlite                      the store, shared by every run into this folder (--store moves it)
       runs/<run-id>/results.json          config, versions, git hash, data fingerprints, per-job scores
-                                          with every metric, skips with reasons
+                                          with every metric, skips with reasons; and, in the shape of
+                                          lm-evaluation-harness's results files, a per-task aggregate
+                                          (`results`: mean, stderr, n), `higher_is_better`, `versions`,
+                                          the command line (secrets redacted), Python and platform,
+                                          `format_version`, and each signature parsed (`signature_parsed`)
       runs/<run-id>/samples.jsonl         --log-samples: one line per example of this run's jobs: the
                                           prompt as the model got it, its raw answer, the prediction and
                                           the gold answer (only when some job logged samples)
@@ -11,21 +15,37 @@
       latest                              a text file: the id of the most recent run
 
 The results file is written from the store (what was committed is what is reported), for the jobs of
-this run's plan: those it ran and those it found already done.
+this run's plan: those it ran and those it found already done. Keys added in format 2 (docs/results.md
+describes every key): nothing stored changes; job keys, scores and signature strings are as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
-from collections.abc import Sequence
+import platform
+import re
+import statistics
+import sys
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from dialectbench.metrics.result import MetricResult
 from dialectbench.runner.store import Store
 
-RESULTS_VERSION = 1
+# 2: results, higher_is_better, versions, command_line, environment, format_version, signature_parsed
+FORMAT_VERSION = 2
+RESULTS_VERSION = FORMAT_VERSION  # the key of format 1, kept: the same number
+# how `results[task].stderr` is computed: the standard error of the mean over the task's scores (one per
+# variety and setting), sample standard deviation (n - 1) / sqrt(n); None for fewer than two scores
+STDERR_METHOD = "sem"
+REDACTED = "<redacted>"
+# libraries a signature may name, with the distribution name `library_versions` records them under
+_LIBRARIES = {"sacrebleu": "sacrebleu", "sklearn": "scikit-learn", "seqeval": "seqeval", "jiwer": "jiwer"}
 
 
 def all_metrics(metric: str, score: float | None, extra: dict[str, Any] | None) -> dict[str, float]:
@@ -56,6 +76,200 @@ def wide_rows(db: Store, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any
     return out, [f"metric:{n}" for n in sorted(names)]
 
 
+def parse_signature(signature: str | None, metric: str = "", *, library_versions: Mapping[str, str] | None = None,
+                    package_version: str | None = None) -> dict[str, Any]:
+    """A signature string as sacrebleu's structured signature: `name` (the stored metric), `library` (that
+    computed it: sacrebleu, sklearn, seqeval, jiwer, else dialectbench's own code), its `version` (the
+    signature's own `version:` for sacrebleu, else the run's recorded library or package version),
+    `options` (every `key:value` part: the model's answering mode, the reference kind, the metric's
+    options; a key given twice keeps both values, in a list) and `components` (the bare parts, in order).
+    The string itself stays the score's `signature`, unchanged."""
+    options: dict[str, Any] = {}
+    components: list[str] = []
+    for part in filter(None, (signature or "").split("|")):
+        key, sep, value = part.partition(":")
+        if not sep:
+            components.append(part)
+        elif key in options:
+            options[key] = [*(options[key] if isinstance(options[key], list) else [options[key]]), value]
+        else:
+            options[key] = value
+    versions = library_versions or {}
+    if "nrefs" in options and isinstance(options.get("version"), str):
+        library, version = "sacrebleu", options.pop("version")
+    else:
+        library = next((lib for lib in _LIBRARIES if lib in components or lib in options), None)
+        if library is not None:
+            version = versions.get(_LIBRARIES[library])
+        elif signature:
+            library, version = "dialectbench", package_version
+        else:
+            version = None
+    return {"name": metric, "library": library, "version": version, "options": options,
+            "components": components}
+
+
+def _secret_name(name: str) -> bool:
+    """An option or variable name that carries a secret: api-key, token, auth, password, ... (not
+    `--max-tokens`, `--tokenize`: whole words only)."""
+    words = [w for w in re.split(r"[-_.]+", name.lower()) if w]
+    secret = {"key", "apikey", "token", "secret", "password", "passwd", "pwd", "auth", "authorization",
+              "credential", "credentials", "bearer", "cookie"}
+    return any(w in secret for w in words)
+
+
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
+_ASSIGNMENT = re.compile(r"([A-Za-z0-9_.-]+)=([^,&;\s]*)")
+_TOKEN_LIKE = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
+                         r"|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[A-Z0-9]{16})")
+_BEARER = re.compile(r"(?i)\b(bearer\s+)\S+")
+
+
+def _redact_text(text: str) -> str:
+    text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + REDACTED + "@", text)
+    text = _ASSIGNMENT.sub(lambda m: f"{m.group(1)}={REDACTED}" if _secret_name(m.group(1).lstrip("-")) and m.group(2)
+                           else m.group(0), text)
+    text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+    return _TOKEN_LIKE.sub(REDACTED, text)
+
+
+def redact_argv(argv: Sequence[str]) -> list[str]:
+    """The command line with what looks like a secret replaced by `<redacted>`: the value of an option
+    named like one (`--api-key X`, `--api-key=X`, `--hf-token X`), `NAME=value` pairs named like one
+    (`OPENAI_API_KEY=...`, `token=...` in --model-args or a URL's query), a URL's user and password, a
+    `Bearer` credential, and bare tokens of the usual shapes (sk-..., hf_..., ghp_..., AKIA...)."""
+    out: list[str] = []
+    hide_next = False
+    for arg in map(str, argv):
+        if hide_next and not arg.startswith("--"):
+            out.append(REDACTED)
+            hide_next = False
+            continue
+        hide_next = False
+        if re.fullmatch(r"--?[A-Za-z0-9][A-Za-z0-9_.-]*", arg) and _secret_name(arg.lstrip("-")):
+            hide_next = True  # its value is the next argument
+            out.append(arg)
+            continue
+        out.append(_redact_text(arg))
+    return out
+
+
+def environment() -> dict[str, str]:
+    """The Python and platform writing the results file (the run's own process under `dialectbench run`)."""
+    return {"python": platform.python_version(), "python_implementation": platform.python_implementation(),
+            "platform": platform.platform(), "system": platform.system(), "machine": platform.machine()}
+
+
+def aggregate(scores: Sequence[float | None]) -> dict[str, Any]:
+    """Mean, its standard error (STDERR_METHOD) and n over the finite `scores` (NaN and None: undefined
+    scores, counted apart)."""
+    values = [float(s) for s in scores if s is not None and math.isfinite(float(s))]
+    n = len(values)
+    mean = statistics.fmean(values) if values else None
+    stderr = statistics.stdev(values) / math.sqrt(n) if n >= 2 else None
+    out = {"mean": mean, "stderr": stderr, "stderr_method": STDERR_METHOD, "n": n}
+    if len(values) != len(scores):
+        out["undefined"] = len(scores) - len(values)
+    return out
+
+
+def _declared(task: str) -> Any:
+    from dialectbench.tasks import TASKS
+
+    return TASKS.get(task)
+
+
+def _direction(task: str, metric: str) -> bool:
+    """Whether more is better: the task's declaration for its primary metric (or the metric its scores
+    report as primary), MetricResult's rule (WER and CER lower) for any other."""
+    spec = _declared(task)
+    if spec is not None and metric == spec.metric:
+        return bool(spec.higher_is_better)
+    return MetricResult(metric, 0.0).higher_is_better
+
+
+def task_results(jobs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per task: the mean of the primary metric over the task's done scores, with stderr and n (scores
+    aggregated; `varieties`: how many distinct varieties), per setting too, and its direction."""
+    by_task: dict[str, list[Mapping[str, Any]]] = {}
+    for job in jobs:
+        if job.get("status") == "done" and job.get("metric"):
+            by_task.setdefault(job["task"], []).append(job)
+    out: dict[str, Any] = {}
+    for task, rows in by_task.items():
+        spec = _declared(task)
+        counts = Counter(r["metric"] for r in rows)
+        metric = spec.metric if spec is not None and spec.metric in counts else counts.most_common(1)[0][0]
+        mine = [r for r in rows if r["metric"] == metric]
+        entry = {"metric": metric, **aggregate([r.get("score") for r in mine]),
+                 "varieties": len({r["variety"] for r in mine}),
+                 "aggregation": spec.aggregation if spec is not None else "mean",
+                 "higher_is_better": (bool(spec.higher_is_better) if spec is not None
+                                      else MetricResult(metric, 0.0).higher_is_better)}
+        settings: dict[str, list[Any]] = {}
+        for r in mine:
+            settings.setdefault(r["setting"], []).append(r.get("score"))
+        entry["by_setting"] = {s: aggregate(v) for s, v in settings.items()}
+        others = {m: c for m, c in counts.items() if m != metric}
+        if others:  # scores of the task under another primary metric: not averaged with these
+            entry["other_metrics"] = others
+        out[task] = entry
+    return out
+
+
+def higher_is_better(jobs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, bool]]:
+    """Per task and metric (the declared one and every metric its scores carry): whether more is better."""
+    out: dict[str, dict[str, bool]] = {}
+    for job in jobs:
+        task = job["task"]
+        entry = out.setdefault(task, {})
+        spec = _declared(task)
+        if spec is not None:
+            entry.setdefault(spec.metric, bool(spec.higher_is_better))
+        if job.get("metric"):
+            entry.setdefault(job["metric"], bool(spec.higher_is_better) if spec is not None
+                             else MetricResult(job["metric"], 0.0).higher_is_better)
+        for name in job.get("metrics") or {}:
+            entry.setdefault(name, _direction(task, name))
+    return out
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def plan_fingerprints(plan: Any) -> dict[str, dict[str, str]]:
+    """Per task, the data fingerprint of each split the plan read (`variety/split` -> sha256 of its files'
+    bytes and reading options, as the data source computed it for the job keys)."""
+    out: dict[str, dict[str, str]] = {}
+    for group in getattr(plan, "groups", ()):
+        for (variety, split), fp in sorted(group.fingerprints.items()):
+            out.setdefault(group.task, {})[f"{variety}/{split}"] = str(fp)
+    return {task: dict(sorted(fps.items())) for task, fps in out.items()}
+
+
+def versions(run: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]],
+             fingerprints: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, Any]:
+    """The package (version, git hash, job-key version) and per task: `declaration` (hash of its tasks.yaml
+    entry), `jobs` (hash of its job keys, which hash the fingerprints of every split a job read, the model
+    and its config: equal hashes, equal inputs), and, when the run's plan is at hand, `data` (hash of its
+    splits' fingerprints) with `data_fingerprints` (each split's)."""
+    from dialectbench.runner.plan import KEY_VERSION
+
+    tasks: dict[str, Any] = {}
+    for task in dict.fromkeys(j["task"] for j in jobs):
+        spec = _declared(task)
+        keys = sorted(j["job_key"] for j in jobs if j["task"] == task)
+        entry: dict[str, Any] = {"declaration": _digest(spec.model_dump(mode="json")) if spec is not None else None,
+                                 "jobs": _digest(keys)}
+        fps = dict((fingerprints or {}).get(task) or {})
+        if fps:
+            entry.update(data=_digest(fps), data_fingerprints=fps)
+        tasks[task] = entry
+    return {"package": run["package_version"], "git_hash": run["git_hash"], "job_key_version": KEY_VERSION,
+            "format_version": FORMAT_VERSION, "tasks": tasks}
+
+
 def job_scores(db: Store, keys: Sequence[str]) -> list[dict[str, Any]]:
     """Per job of `keys`: its names, status, message, fingerprint, config and every metric."""
     wanted = set(keys)
@@ -79,18 +293,44 @@ def job_scores(db: Store, keys: Sequence[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def results_document(db: Store, run_id: str, keys: Sequence[str]) -> dict[str, Any]:
+def _parse_signatures(db: Store, jobs: list[dict[str, Any]], libs: Mapping[str, str], package: str | None) -> None:
+    """`signature_parsed` beside each done job's `signature`; `extra_signatures_parsed` for the other
+    metrics' signatures its score keeps in extra (`chrf_signature` -> chrf)."""
+    extras = {r["job_key"]: r["extra"] for r in db.conn.execute("SELECT job_key, extra FROM scores")}
+    for job in jobs:
+        if "signature" not in job:
+            continue
+        job["signature_parsed"] = parse_signature(job["signature"], job.get("metric", ""),
+                                                  library_versions=libs, package_version=package)
+        extra = json.loads(extras.get(job["job_key"]) or "{}")
+        other = {k.removesuffix("_signature"): parse_signature(v, k.removesuffix("_signature"), library_versions=libs,
+                                                               package_version=package)
+                 for k, v in extra.items() if k.endswith("_signature") and isinstance(v, str)}
+        if other:
+            job["extra_signatures_parsed"] = other
+
+
+def results_document(db: Store, run_id: str, keys: Sequence[str], *, argv: Sequence[str] | None = None,
+                     fingerprints: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, Any]:
+    """The results file's content; `argv` (default sys.argv) is recorded redacted; `fingerprints` (per task,
+    `variety/split` -> data fingerprint: `plan_fingerprints(plan)`) adds each task's data versions."""
     run = next((r for r in db.runs() if r["run_id"] == run_id), None)
     if run is None:
         raise KeyError(f"run {run_id} is not in {db.path}")
     skips = [{"task": r["task"], "variety": r["variety"], "setting": r["setting"], "reason": r["reason"]}
              for r in db.conn.execute("SELECT * FROM skips WHERE run_id = ?", (run_id,))]
     jobs = job_scores(db, keys)
-    return {"results_version": RESULTS_VERSION, "run_id": run_id, "store": str(db.path),
+    libs = json.loads(run["library_versions"] or "{}")
+    _parse_signatures(db, jobs, libs, run["package_version"])
+    return {"results_version": RESULTS_VERSION, "format_version": FORMAT_VERSION, "run_id": run_id,
+            "store": str(db.path),
             "started_at": run["started_at"], "finished_at": run["finished_at"], "status": run["status"],
             "package_version": run["package_version"], "git_hash": run["git_hash"],
-            "library_versions": json.loads(run["library_versions"] or "{}"),
+            "library_versions": libs,
             "config": json.loads(run["config"] or "{}"), "summary": json.loads(run["summary"] or "{}"),
+            "results": task_results(jobs), "higher_is_better": higher_is_better(jobs),
+            "versions": versions(run, jobs, fingerprints),
+            "command_line": redact_argv(sys.argv if argv is None else argv), "environment": environment(),
             "jobs": jobs, "skips": skips}
 
 
@@ -108,14 +348,17 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_results(store: Path, out: Path, run_id: str, keys: Sequence[str]) -> Path:
+def write_results(store: Path, out: Path, run_id: str, keys: Sequence[str], *, plan: Any = None,
+                  argv: Sequence[str] | None = None) -> Path:
     """Write `runs/<run-id>/results.json`, its `samples.jsonl` when there are logged samples (atomically)
-    and `latest`; returns the results path."""
+    and `latest`; returns the results path. `plan` (the run's) adds the data fingerprints of its splits;
+    `argv` is the command line to record (default sys.argv; redacted either way)."""
     folder = run_folder(out, run_id)
     folder.mkdir(parents=True, exist_ok=True)
     wanted = set(keys)
     with Store(store) as db:
-        doc = results_document(db, run_id, keys)
+        doc = results_document(db, run_id, keys, argv=argv,
+                               fingerprints=plan_fingerprints(plan) if plan is not None else None)
         samples = [r for r in db.samples() if r["job_key"] in wanted]
     if samples:
         doc["samples_file"] = "samples.jsonl"
