@@ -12,6 +12,7 @@ import pytest
 from http_fakes import LocalServer
 
 from dialectbench.data import DataNotAvailable
+from dialectbench.data import fetch as fetch_module
 from dialectbench.data.catalogue import FileRef
 from dialectbench.data.fetch import (
     Cache,
@@ -188,6 +189,21 @@ def test_hub_source_without_hub_says_how_to_get_it(tmp_path):
     with pytest.raises(DataNotAvailable) as err:
         Cache(tmp_path / "cache").fetch(ref, dataset="Belebele")
     assert "facebook/belebele" in str(err.value) and "--hub" in str(err.value)
+
+
+@pytest.mark.parametrize(("hf", "needs"), [({"file": "data/eng_Latn.jsonl"}, "huggingface_hub"),
+                                           ({"config": "eng_Latn", "split": "test"}, "datasets")])
+def test_hub_source_without_the_fetch_extra_names_its_install_line(tmp_path, monkeypatch, hf, needs):
+    asked = []
+    monkeypatch.setattr(fetch_module, "missing", lambda *modules: asked.extend(modules) or list(modules))
+    ref = FileRef(path="belebele/eng_Latn.tsv", hf={"repo": "facebook/belebele", "revision": "a" * 40, **hf})
+    with pytest.raises(DataNotAvailable) as err:
+        Cache(tmp_path / "cache").fetch(ref, dataset="Belebele", hub=True)
+    assert asked == [needs]
+    assert "Belebele: fetching facebook/belebele@" in str(err.value)
+    assert "needs the fetch extra: pip install 'dialectbench[fetch]'" in str(err.value)
+    assert "<data-dir>/belebele/eng_Latn.tsv" in str(err.value)  # or by hand
+    assert not (tmp_path / "cache" / "files" / "belebele").exists()
 
 
 def test_unreachable_server_names_the_dataset_and_the_manual_route(tmp_path):

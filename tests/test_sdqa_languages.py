@@ -16,7 +16,7 @@ from dialectbench.sdqa import SDQAError, WerOptions, get_normalization, load_sdq
 from dialectbench.sdqa.dialects import DIALECTS, POPULATION_SOURCE, label
 from dialectbench.sdqa.languages import compare_table2, language_reports, load_languages, table12
 from dialectbench.sdqa.metadata import audit_metadata
-from dialectbench.sdqa.normalize import word_edits
+from dialectbench.sdqa.wer import word_edits
 
 # one layout per language, as released: (lang, file stem, gold column, transcript columns, gold rows)
 LAYOUTS = {
@@ -101,7 +101,7 @@ def test_inner_punctuation_and_arabic_orthography():
 def test_korean_spacing_counts_and_nfc_is_applied():
     paper = get_normalization("paper")
     ref, hyp = paper.words("누구인가요?", reference=True), paper.words("누구 인가요")
-    assert word_edits(ref, hyp) == 2  # one substitution, one insertion: eojeol are the words
+    assert word_edits([(ref, hyp)]) == [2]  # one substitution, one insertion: eojeol are the words
     decomposed, composed = "\u09af\u09bc", "\u09df"  # Bengali YYA: NFC writes it decomposed
     assert paper.words(composed) == paper.words(decomposed)
 

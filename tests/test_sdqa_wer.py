@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import json
 
-import jiwer
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dialectbench.cli.main import app
@@ -22,7 +19,8 @@ from dialectbench.sdqa import (
     wer_report,
 )
 from dialectbench.sdqa.fairness import ge_decomposition
-from dialectbench.sdqa.normalize import get_normalization, number_words, word_edits
+from dialectbench.sdqa.normalize import get_normalization, number_words
+from dialectbench.sdqa.wer import utterances, word_edits
 
 # Seed 001 Table 2 (English dev), keyed by the data's folder codes. The paper's en-US IRE/NZL/NGA cells
 # are shifted by one column (its IRE 9.43 is what the data gives for NZL); NZL and NGA cannot match.
@@ -189,14 +187,59 @@ def test_generalized_entropy_decomposes_exactly():
     assert ge_decomposition(np.full(5, 0.7), ["a"] * 5).total == pytest.approx(0.0)
 
 
-words = st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=8)
+# Word edits worked out by hand (minimum substitutions + deletions + insertions); `utterances` scores
+# each question with them, so these pin the numbers the hand-written edit distance gave before jiwer.
+HAND_EDITS = [
+    (("who", "is", "he"), ("who", "is", "he"), 0),                  # all hits
+    (("who", "is", "he"), ("who", "is", "she"), 1),                 # one substitution
+    (("a", "b", "c"), ("x", "y", "z"), 3),                          # three substitutions
+    (("what", "time", "is", "it"), ("what", "time", "it"), 1),      # one deletion
+    (("a", "b", "c", "d"), ("a", "d"), 2),                          # two deletions
+    (("is", "it"), ("is", "it", "is", "it"), 2),                    # two insertions
+    (("a", "b", "c"), ("a", "x", "c", "d"), 2),                     # a substitution and an insertion
+    (("a", "b", "c", "d"), ("b", "x", "d", "e", "f"), 4),           # deletion, substitution, 2 insertions
+    (("kitten", "sat"), ("sat", "kitten"), 2),                      # a swap is two edits, not one
+    (("a", "b"), (), 2),                                            # empty transcript: all deletions
+    ((), ("a", "b", "c"), 3),                                       # empty reference: all insertions
+    ((), (), 0),
+]
 
 
-@settings(max_examples=60, deadline=None)
-@given(words, st.lists(st.sampled_from(["a", "b", "c", "e"]), max_size=8))
-def test_word_edits_agree_with_jiwer(ref, hyp):
-    out = jiwer.process_words(" ".join(ref), " ".join(hyp) if hyp else "")
-    assert word_edits(tuple(ref), tuple(hyp)) == out.substitutions + out.deletions + out.insertions
+def test_word_edits_hand_computed():
+    refs_hyps = [(r, h) for r, h, _ in HAND_EDITS]
+    assert word_edits(refs_hyps) == [e for _, _, e in HAND_EDITS]  # all pairs in one jiwer call
+    for r, h, e in HAND_EDITS:                                    # and one pair at a time: the same
+        assert word_edits([(r, h)]) == [e], (r, h)
+    assert word_edits([]) == []
+
+
+def test_utterance_wer_hand_computed(tmp_path):
+    # paper normalization: the gold's final "?" goes, so question 3's reference "?" is empty (0 words):
+    # its WER is its edits over max(0, 1) = 1 word, as the hand-written version wrote it
+    root = _write_corpus(tmp_path, [("1", "Who is he?", "who is he", "who is she"),
+                                    ("2", "What time is it?", "what time it", "which time was it"),
+                                    ("3", "?", "so", "a b"),
+                                    ("4", "Is it?", "is it is it", "is")], dialects=("aa", "bb"))
+    # a model that transcribed only question 1 of aa: aa's other recorded questions get empty transcripts
+    corpus = attach_transcripts(load_sdqa(root, "eng", "dev"), "aa", "mine", {"1": "who is"})
+    got = utterances(corpus, models=["en-US", "mine"], options=WerOptions(subset="all"))
+    got = {(r.model, r.dialect, r.example_id): (r.edits, r.ref_words, r.wer, r.empty) for r in got.itertuples()}
+    assert got == {("en-US", "aa", "1"): (0, 3, 0.0, False), ("en-US", "bb", "1"): (1, 3, 1 / 3, False),
+                   ("en-US", "aa", "2"): (1, 4, 0.25, False),   # one deletion ("is")
+                   ("en-US", "bb", "2"): (2, 4, 0.5, False),    # two substitutions
+                   ("en-US", "aa", "3"): (1, 0, 1.0, False),    # empty reference: insertions over 1
+                   ("en-US", "bb", "3"): (2, 0, 2.0, False),
+                   ("en-US", "aa", "4"): (2, 2, 1.0, False),    # two insertions
+                   ("en-US", "bb", "4"): (1, 2, 0.5, False),    # one deletion
+                   ("mine", "aa", "1"): (1, 3, 1 / 3, False),   # one deletion
+                   ("mine", "aa", "2"): (4, 4, 1.0, True),      # empty transcript: all deletions
+                   ("mine", "aa", "3"): (0, 0, 0.0, True),      # empty against empty: no edits
+                   ("mine", "aa", "4"): (2, 2, 1.0, True)}
+    # corpus pooling over the en-US rows of bb: (1 + 2 + 2 + 1) edits / (3 + 4 + 0 + 2) words
+    d = wer_report(corpus, models=["en-US"], options=WerOptions(subset="all")).dialects.set_index("dialect")
+    assert d.loc["bb", "wer"] == pytest.approx(100 * 6 / 9)
+    skip = utterances(corpus, models=["mine"], options=WerOptions(subset="all", missing="skip"))
+    assert skip["example_id"].tolist() == ["1"]
 
 
 def test_normalizations():

@@ -12,7 +12,8 @@ import importlib.util
 
 # import name -> the extra of pyproject.toml that installs it
 EXTRA_OF = {"transformers": "hf", "tokenizers": "hf", "accelerate": "hf", "openai": "llm",
-            "pocketsphinx": "speech", "soundfile": "speech", "statsmodels": "stats"}
+            "pocketsphinx": "speech", "soundfile": "speech", "statsmodels": "stats",
+            "huggingface_hub": "fetch", "datasets": "fetch"}
 
 
 class MissingExtra(ImportError):

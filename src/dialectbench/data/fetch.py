@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from dialectbench.data.catalogue import Entry, FileRef
 from dialectbench.data.errors import DataError, DataNotAvailable
+from dialectbench.extras import install_hint, missing
 
 ENV_CACHE = "DIALECTBENCH_CACHE"
 USER_AGENT = "dialectbench-data-fetch/0.1"
@@ -469,16 +470,21 @@ class Cache:
             raise DataNotAvailable(f"{dataset}: {ref.path} comes from the Hugging Face hub, {where}",
                                    dataset=dataset, how_to_obtain="rerun with --hub where the hub is reachable, "
                                    f"or export it by hand to <data-dir>/{ref.path}")
+        by_hand = f"export it by hand to <data-dir>/{ref.path}"
+        absent = missing("huggingface_hub" if hf.file else "datasets")  # a file, or a (config, split) export
+        if absent:  # "… needs the fetch extra: pip install 'dialectbench[fetch]'"
+            raise DataNotAvailable(install_hint(f"{dataset}: fetching {where}", absent), dataset=dataset,
+                                   how_to_obtain=f"or {by_hand}")
         local = self.files / ref.path
         try:
             if hf.file:
                 _hf_file(hf.repo, hf.revision, hf.file, local)
             else:
                 _hf_export(hf.repo, hf.revision, hf.config, hf.split, local)
-        except ImportError as err:
+        except ImportError as err:  # installed, but a library under it is missing or broken
             raise DataNotAvailable(f"{dataset}: {where} needs {err.name or 'a missing library'}",
-                                   dataset=dataset, how_to_obtain=f"pip install {err.name or 'datasets'}, or "
-                                   f"export it by hand to <data-dir>/{ref.path}") from None
+                                   dataset=dataset, how_to_obtain=f"pip install 'dialectbench[fetch]', or "
+                                   f"{by_hand}") from None
         except Exception as err:  # noqa: BLE001 (the hub client raises many types; all mean "not fetched")
             raise FetchError(f"{dataset}: could not fetch {where} from the Hugging Face hub "
                              f"({type(err).__name__}: {err}); export it by hand to <data-dir>/{ref.path}") from None

@@ -121,13 +121,3 @@ def get_normalization(name: str) -> Normalization:
     except KeyError:
         raise ValueError(f"unknown normalization {name!r}; choose from {', '.join(NORMALIZATIONS)}") from None
 
-
-def word_edits(ref: tuple[str, ...], hyp: tuple[str, ...]) -> int:
-    """Levenshtein distance over words (substitutions + deletions + insertions)."""
-    prev = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        cur = [i]
-        for j, h in enumerate(hyp, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (r != h)))
-        prev = cur
-    return prev[-1]

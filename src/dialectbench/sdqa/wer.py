@@ -4,13 +4,15 @@ and ASR unfairness by generalized entropy with benefit = 1 - WER per utterance (
 Defaults reproduce the paper from the released transcripts: normalization `paper`, corpus-pooled WER
 (edits summed over utterances / reference words summed), scored on the questions recorded in every
 dialect (`subset="common"`: 972 English dev questions, because Kenya lacks 28), an empty transcript of a
-recorded question counting as all deletions, and per-utterance WER capped at 1 for the benefit."""
+recorded question counting as all deletions, and per-utterance WER capped at 1 for the benefit.
+Word edits come from jiwer's alignment of the normalized words (`word_edits`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import jiwer
 import numpy as np
 import pandas as pd
 
@@ -18,7 +20,7 @@ from dialectbench.analysis import avg_pop, max_min
 from dialectbench.sdqa.corpus import SDQACorpus
 from dialectbench.sdqa.dialects import DIALECTS, SDQAError, check_dialects, dialect_info
 from dialectbench.sdqa.fairness import ge_decomposition
-from dialectbench.sdqa.normalize import Normalization, word_edits
+from dialectbench.sdqa.normalize import Normalization
 
 LOCALIZED = "localized"
 AGGREGATIONS = ("corpus", "mean")
@@ -79,7 +81,7 @@ def utterances(corpus: SDQACorpus, *, models: Sequence[str] | None = None, diale
     dialects = check_dialects(list(dialects), corpus.dialects) if dialects else corpus.dialects
     keep = corpus.common_ids() if options.subset == "common" else None
     norm = options.normalization
-    rows = []
+    rows, pairs = [], []
     for q in corpus.items:
         if q.dialect not in dialects or (keep is not None and q.example_id not in keep):
             continue
@@ -91,13 +93,33 @@ def utterances(corpus: SDQACorpus, *, models: Sequence[str] | None = None, diale
             text = q.transcripts.get(asr, "")
             if not text and options.missing == "skip":
                 continue
-            hyp = norm.words(text)
-            edits = word_edits(ref, hyp)
-            rows.append((corpus.lang, row_model, asr, q.dialect, q.example_id, edits, len(ref), edits / max(len(ref), 1),
+            pairs.append((ref, norm.words(text)))
+            rows.append((corpus.lang, row_model, asr, q.dialect, q.example_id, len(ref),
                          not text, q.speaker_gender or UNKNOWN, _age_group(q.speaker_age), q.speaker_id))
+    edits = word_edits(pairs)
+    rows = [(*r[:5], e, r[5], e / max(r[5], 1), *r[6:]) for r, e in zip(rows, edits)]
     cols = ["lang", "row", "model", "dialect", "example_id", "edits", "ref_words", "wer", "empty", "gender", "age_group",
             "speaker"]
     return pd.DataFrame(rows, columns=cols)
+
+
+_SPLIT = jiwer.ReduceToListOfListOfWords()
+
+
+def word_edits(pairs: Sequence[tuple[tuple[str, ...], tuple[str, ...]]]) -> list[int]:
+    """Word edits (substitutions + deletions + insertions) of each (reference, hypothesis) pair of word
+    tuples, by jiwer's word alignment, all pairs in one call. An empty reference is all insertions (its
+    WER is then the hypothesis length over max(0, 1) words, as `utterances` writes it); an empty
+    hypothesis is all deletions."""
+    if not pairs:
+        return []
+    # the words hold no whitespace (they come from str.split), so splitting on " " restores them; no other
+    # jiwer transform: the Normalization has already been applied
+    out = jiwer.process_words([" ".join(r) for r, _ in pairs], [" ".join(h) for _, h in pairs],
+                              reference_transform=_SPLIT, hypothesis_transform=_SPLIT)
+    return [sum(c.hyp_end_idx - c.hyp_start_idx if c.type == "insert" else c.ref_end_idx - c.ref_start_idx
+                for c in chunks if c.type != "equal")
+            for chunks in out.alignments]
 
 
 UNKNOWN = "unknown"
