@@ -140,6 +140,20 @@ def test_mirror_files_match_the_pinned_sha256(shared_data):
     assert checked > 20
 
 
+def test_packaged_catalogue_is_exactly_what_the_generator_writes(shared_data, tmp_path):
+    """The shipped YAMLs cannot drift from _generate.py: generate from the mirror (it reads file names and
+    sha256 digests there) into a temporary folder and compare every byte, and that no file is missing or
+    left over."""
+    from dialectbench.data.catalogue import _generate
+
+    counts = _generate.write(tmp_path, shared_data)
+    assert sorted(counts) == sorted(TASK_IDS)
+    shipped = {p.name: p.read_bytes() for p in catalogue_files()["dep"].parent.glob("*.yaml")}
+    built = {p.name: p.read_bytes() for p in tmp_path.glob("*.yaml")}
+    assert sorted(built) == sorted(shipped)
+    assert [name for name in built if built[name] != shipped[name]] == []
+
+
 def test_mirror_sources_load_with_their_stated_counts(shared_data):
     src = open_source(shared_data)
     assert len(src.load("tc", "english", "train")) == 701  # SIB-200 SOURCE.txt: 701/99/204

@@ -119,7 +119,7 @@ def test_each_layout_reads_with_its_locales_and_paper_labels(five):
     assert list(corpora) == ["eng", "ara", "ben", "kor", "swa"][1:] and absent == ["eng"]
     assert corpora["ara"].models == {"mar": ["ar-MA"], "dza": ["ar-DZ"]}
     assert corpora["ben"].localized("dhaka") == "bn-BD" and corpora["ben"].localized("ind") == "bn-IN"
-    reps = language_reports(corpora, WerOptions(), five, "dev")
+    reps = language_reports(corpora, WerOptions(), "dev")
     t2 = {r.lang: r.wer.table2 for r in reps}
     assert list(t2["ara"].columns[1:3]) == ["DZA", "MAR"]         # the paper's column order, its labels
     # عاصمه, اول and رئيس، differ from the gold (hamza, teh marbuta, comma kept): 3 edits / 4 + 5 words
@@ -309,7 +309,7 @@ def test_report_sdqa_uses_paper_labels_and_packaged_populations(tmp_path):
 def all_reports(shared_data):
     corpora, absent, _ = load_languages(shared_data / "sd-qa", "all", "dev")
     assert absent == []
-    return language_reports(corpora, WerOptions(), shared_data / "sd-qa", "dev")
+    return language_reports(corpora, WerOptions(), "dev")
 
 
 def test_table2_cells_reproduced_per_language(all_reports):

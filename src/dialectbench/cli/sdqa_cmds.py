@@ -114,10 +114,8 @@ def wer_cmd(data_dir: Path = DATA_DIR, lang: str = _WER_LANG, split: str = SPLIT
             fmt: Format = FORMAT_OPTION) -> None:
     """WER per dialect and ASR model (Table 2; Table 9 for test) with gender/age breakdowns, metadata
     issues and ASR unfairness (Tables 12-14, 16), for one language or all."""
-    from dialectbench.sdqa import SDQAError, WerOptions, get_normalization, wer_report
-    from dialectbench.sdqa.corpus import add_transcript_rows
-    from dialectbench.sdqa.languages import LanguageReport, load_languages
-    from dialectbench.sdqa.metadata import audit_corpus
+    from dialectbench.sdqa import SDQAError, WerOptions, get_normalization
+    from dialectbench.sdqa.languages import language_reports, load_languages
 
     if view not in _WER_VIEWS:
         fail(f"unknown --view {view!r}; choose from {', '.join(_WER_VIEWS)}")
@@ -126,13 +124,8 @@ def wer_cmd(data_dir: Path = DATA_DIR, lang: str = _WER_LANG, split: str = SPLIT
         if (transcripts or model or dialect) and len(corpora) > 1:
             fail("--transcripts, --model and --dialect need a single --lang")
         opts = WerOptions(get_normalization(normalize), aggregation, subset, missing, clip)
-        reps = []
-        for code, corpus in corpora.items():
-            if transcripts is not None:
-                corpus = add_transcript_rows(corpus, transcripts)
-            report = wer_report(corpus, models=model or None, dialects=dialect or None, options=opts)
-            root = Path(corpus.source).parent.parent.parent
-            reps.append(LanguageReport(code, corpus, report, audit_corpus(root, code, split, corpus.dialects)))
+        reps = language_reports(corpora, opts, split, models=model or None, dialects=dialect or None,
+                                transcripts=transcripts)
         views = _wer_views(reps, opts, split)
     except (SDQAError, ValueError) as exc:
         fail(str(exc))

@@ -18,7 +18,6 @@ and scored, and counted per dialect as `empty_questions`; its WER comes from the
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from dialectbench.data.examples import QAExample
 from dialectbench.extras import require
 from dialectbench.sdqa.dialects import LANGUAGES, SDQAError, label
 from dialectbench.sdqa.fairness import ge_decomposition
+from dialectbench.sdqa.mixed import fit_wer_mixed
 
 _FILE = re.compile(r"^sdqa-(?P<split>[a-z]+)-(?P<language>[a-z]+)-(?P<dialect>[a-z_]+)\.json$")
 _NAME_TO_LANG = {v[0]: k for k, v in LANGUAGES.items()}
@@ -299,8 +299,6 @@ def spearman_table(q: pd.DataFrame, f1: pd.DataFrame) -> list[dict]:
 def mixed_effects(q: pd.DataFrame, lang: str) -> dict:
     """F1 ~ WER + (1 | dialect), statsmodels MixedLM (REML) on one language's questions with a WER. A
     language statsmodels cannot fit (too few dialects, a singular design) says why instead of a number."""
-    import statsmodels.formula.api as smf
-
     df = q[(q["lang"] == lang) & (q["dialect"] != GOLD)].dropna(subset=["wer"])
     rec = {"lang": lang, "n": len(df), "dialects": df["dialect"].nunique(), "wer_coef": float("nan"),
            "wer_p": float("nan"), "intercept": float("nan"), "dialect_var": float("nan"), "note": ""}
@@ -308,13 +306,9 @@ def mixed_effects(q: pd.DataFrame, lang: str) -> dict:
         rec["note"] = "not fitted: needs 2+ dialects and varying WER"
         return rec
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            fit = smf.mixedlm("f1 ~ wer", df, groups=df["dialect"]).fit(reml=True)
-        rec.update(wer_coef=float(fit.params["wer"]), wer_p=float(fit.pvalues["wer"]),
-                   intercept=float(fit.params["Intercept"]), dialect_var=float(fit.cov_re.iloc[0, 0]))
-        msgs = {type(w.message).__name__ for w in caught}
-        rec["note"] = "converged" if fit.converged and "ConvergenceWarning" not in msgs else \
+        fit = fit_wer_mixed(df, "f1")
+        rec.update(fit.numbers())
+        rec["note"] = "converged" if fit.converged else \
             "fitted with convergence warnings (boundary: dialect variance near 0)"
     except (ValueError, np.linalg.LinAlgError) as exc:
         rec["note"] = f"not fitted: {exc}"

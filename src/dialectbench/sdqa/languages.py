@@ -4,6 +4,7 @@ cells beside ours, and the ASR unfairness of Table 12 per language plus an all-l
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dialectbench.sdqa.corpus import SDQACorpus, load_sdqa
+from dialectbench.sdqa.corpus import SDQACorpus, add_transcript_rows, load_sdqa
 from dialectbench.sdqa.dialects import LANGUAGES, SDQAError, SDQAMissing, label
 from dialectbench.sdqa.fairness import ge_decomposition
 from dialectbench.sdqa.metadata import audit_corpus
@@ -67,13 +68,19 @@ class LanguageReport:
     metadata: list[dict]
 
 
-def language_reports(corpora: dict[str, SDQACorpus], options: WerOptions, data_dir: Path | str,
-                     split: str) -> list[LanguageReport]:
+def language_reports(corpora: dict[str, SDQACorpus], options: WerOptions, split: str, *,
+                     models: Sequence[str] | None = None, dialects: Sequence[str] | None = None,
+                     transcripts: Path | str | None = None) -> list[LanguageReport]:
+    """Per language: the WER report (of `models` and `dialects`, all when None) and the metadata audit of
+    the files beside its transcripts. `transcripts` (a CSV written by `sdqa asr --output`) adds its
+    (dialect, model) rows to every corpus first."""
     out = []
     for code, corpus in corpora.items():
+        if transcripts is not None:
+            corpus = add_transcript_rows(corpus, transcripts)
+        report = wer_report(corpus, models=models, dialects=dialects, options=options)
         root = Path(corpus.source).parent.parent.parent
-        out.append(LanguageReport(code, corpus, wer_report(corpus, options=options),
-                                  audit_corpus(root, code, split, corpus.dialects)))
+        out.append(LanguageReport(code, corpus, report, audit_corpus(root, code, split, corpus.dialects)))
     return out
 
 

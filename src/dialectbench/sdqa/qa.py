@@ -26,6 +26,7 @@ import pandas as pd
 
 from dialectbench.sdqa.dialects import SDQAError
 from dialectbench.sdqa.fairness import ge_decomposition
+from dialectbench.sdqa.mixed import fit_wer_mixed
 
 NULL_THRESHOLD = 2  # annotators needed for gold to count as having an answer (TyDi default)
 
@@ -409,17 +410,8 @@ def spearman_wer_f1(wer_rows: pd.DataFrame, f1_rows: pd.DataFrame, task: str = "
 
 def mixed_model(per_q: pd.DataFrame, utt_wer: pd.DataFrame, task: str = "minimal") -> dict:
     """Linear mixed model: F1 ~ WER (fixed) + (1 | dialect) (random intercept), via statsmodels."""
-    import warnings
-
-    import statsmodels.formula.api as smf
-
     df = per_q.merge(utt_wer[["dialect", "row", "example_id", "wer"]].rename(columns={"row": "model"}),
                      on=["dialect", "model", "example_id"])
     if df["dialect"].nunique() < 2:
         raise SDQAError("the mixed model needs at least 2 dialects")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # convergence chatter on tiny samples
-        fit = smf.mixedlm(f"{task} ~ wer", df, groups=df["dialect"]).fit()
-    return {"task": task, "wer_coef": float(fit.params["wer"]), "wer_p": float(fit.pvalues["wer"]),
-            "intercept": float(fit.params["Intercept"]), "dialect_var": float(fit.cov_re.iloc[0, 0]),
-            "n": len(df)}
+    return {"task": task, **fit_wer_mixed(df, task).numbers(), "n": len(df)}

@@ -6,7 +6,6 @@ import csv
 import difflib
 import functools
 import re
-from collections import Counter
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -155,9 +154,6 @@ class Registry:
     def clusters(self, task: str | None = None) -> list[str]:
         """Cluster names (sorted), optionally only those with at least one variety in `task`."""
         return sorted({v.cluster for v in self.varieties(task=task)})
-
-    def cluster_counts(self, task: str | None = None) -> Counter:
-        return Counter(v.cluster for v in self.varieties(task=task))
 
     def cluster_name(self, cluster: str) -> str:
         """Canonical cluster name (case/space-insensitive); ValueError listing near matches if unknown."""

@@ -42,10 +42,6 @@ class ModelSpec:
     source: str
     trust_remote_code: bool = False
 
-    @property
-    def is_local(self) -> bool:
-        return Path(self.source).exists()
-
 
 def resolve(name: str, *, trust_remote_code: bool = False) -> ModelSpec:
     """`xlmr` -> xlm-roberta-base; `hf:./folder` -> the folder (must exist when written as a path)."""

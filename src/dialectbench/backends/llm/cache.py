@@ -22,10 +22,6 @@ SCHEMA = """CREATE TABLE IF NOT EXISTS llm_requests (
 _MISSING = object()
 
 
-class CacheMiss(LookupError):
-    """A request that cache-only mode (--rescore) cannot answer."""
-
-
 def request_key(model: str, endpoint: str, request: dict[str, Any]) -> str:
     blob = json.dumps({"model": model, "endpoint": endpoint, "request": request}, sort_keys=True,
                       ensure_ascii=False)
