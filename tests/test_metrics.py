@@ -1,15 +1,13 @@
-"""Metrics against hand-computed cases and against the reference libraries' own outputs."""
+"""Metrics against values computed by hand from tiny inputs (n-gram counts, chunks, edits), not against
+the libraries they wrap: a library comparison is kept only where it checks one of our options."""
 
 from __future__ import annotations
 
 import math
 
-import jiwer
 import pytest
-import sacrebleu
 from seqeval.metrics import f1_score as seqeval_f1
 from seqeval.scheme import IOB2, IOBES
-from sklearn.metrics import accuracy_score, f1_score
 
 from dialectbench.data.examples import (
     MultipleChoiceExample,
@@ -83,9 +81,10 @@ POS_PRED = [["NOUN", "ADJ", "VERB", "PUNCT"], ["PRON", "VERB", "ADP", "DET", "PR
 
 def test_pos_f1_is_the_papers_seqeval_figure_and_accuracy_is_token_accuracy():
     res = pos_scores(POS_GOLD, POS_PRED)
-    with pytest.warns(UserWarning):  # seqeval itself complains that UPOS are not NE tags
-        expected = seqeval_f1(POS_GOLD, POS_PRED)
-    assert res.score == pytest.approx(100 * expected)
+    # seqeval's default mode reads a UPOS tag's first letter as a chunk prefix (NOUN -> type "OUN") and
+    # merges runs of one type: gold chunks OUN(0-1) ERB UNCT | RON ERB DP ET OUN = 8; predicted
+    # OUN(0) DJ ERB UNCT | RON ERB DP ET ROPN = 9; both: ERB UNCT RON ERB DP ET = 6 -> F1 2*6/(8+9)
+    assert res.score == pytest.approx(100 * 12 / 17)
     assert res.extra["accuracy"] == pytest.approx(100 * 7 / 9)
     assert res.score != pytest.approx(res.extra["accuracy"])  # the two differ, as in seed 000 Table 11
     assert res.per_example == pytest.approx([0.75, 0.8])
@@ -105,15 +104,22 @@ NER_PRED = [["B-GEO", "I-GEO", "O", "I-GPE_LOC"], ["O", "B-PER", "O", "O"]]
 def test_entity_f1_strict_iob2_matches_seqeval():
     res = entity_f1(NER_GOLD, NER_PRED)
     # strict: only GEO is right; the I-GPE_LOC chunk is ill-formed, PER is truncated -> P 1/2, R 1/3
-    assert res.score == pytest.approx(100 * 2 * (1 / 2) * (1 / 3) / (1 / 2 + 1 / 3))
+    assert res.score == pytest.approx(100 * 2 * (1 / 2) * (1 / 3) / (1 / 2 + 1 / 3))  # = 40
+    assert res.score == pytest.approx(40.0)
+    assert res.extra["precision"] == pytest.approx(50.0) and res.extra["recall"] == pytest.approx(100 / 3)
+    # our mode/scheme options are seqeval's strict IOB2 (a check of the wrapper's options, not of seqeval)
     assert res.score == pytest.approx(100 * seqeval_f1(NER_GOLD, NER_PRED, mode="strict", scheme=IOB2))
     assert res.extra["stats"] == [[1, 1, 2], [0, 1, 1]]
     assert "mode:strict" in res.signature and "scheme:IOB2" in res.signature
 
 
-def test_entity_f1_lenient_matches_seqeval_default():
+def test_entity_f1_lenient_repairs_a_leading_i():
     res = entity_f1(NER_GOLD, NER_PRED, mode="lenient")
-    assert res.score == pytest.approx(100 * seqeval_f1(NER_GOLD, NER_PRED))
+    # CoNLL-lenient: the lone I-GPE_LOC starts a chunk, so GEO and GPE_LOC match; PER(1-1) != PER(1-2).
+    # 2 right of 3 predicted and 3 gold -> P = R = F1 = 2/3
+    assert res.score == pytest.approx(200 / 3)
+    assert res.extra["stats"] == [[2, 2, 2], [0, 1, 1]]
+    assert "mode:lenient" in res.signature
     assert res.score > entity_f1(NER_GOLD, NER_PRED).score  # lenient repairs the leading I-
 
 
@@ -122,8 +128,12 @@ def test_entity_f1_bioes_as_in_the_norwegian_files():
     pred = [["S-PER", "O", "B-GPE_LOC", "I-GPE_LOC"]]
     assert detect_scheme(gold) == "IOBES"
     res = entity_f1(gold, pred, scheme="BIOES")
-    assert res.score == pytest.approx(100 * seqeval_f1(gold, pred, mode="strict", scheme=IOBES))
+    # B- then I- with no E- is no entity in strict IOBES: only PER is predicted, and it is right
     assert res.extra["precision"] == pytest.approx(100.0) and res.extra["recall"] == pytest.approx(50.0)
+    assert res.score == pytest.approx(200 / 3)
+    assert res.extra["stats"] == [[1, 1, 2]] and "scheme:BIOES" in res.signature
+    # the "BIOES" spelling is seqeval's IOBES scheme (an option of ours, checked against the library)
+    assert res.score == pytest.approx(100 * seqeval_f1(gold, pred, mode="strict", scheme=IOBES))
 
 
 def test_entity_f1_rejects_bad_tags_and_schemes():
@@ -141,12 +151,16 @@ Y = ["pos", "neg", "neu", "pos", "pos", "neg"]
 P = ["pos", "pos", "neu", "neg", "pos", "neg"]
 
 
-def test_classification_matches_sklearn():
+def test_classification_hand_computed():
     res = classification_scores(Y, P)
     assert res.metric == "macro_f1"
-    assert res.score == pytest.approx(100 * f1_score(Y, P, average="macro"))
-    assert res.extra["weighted_f1"] == pytest.approx(100 * f1_score(Y, P, average="weighted"))
-    assert res.extra["accuracy"] == pytest.approx(100 * accuracy_score(Y, P))
+    # pos: 2 right of 3 predicted, 3 gold -> F1 2/3; neg: 1 of 2, 2 gold -> 1/2; neu: 1 of 1 -> 1
+    assert res.score == pytest.approx(100 * (2 / 3 + 1 / 2 + 1) / 3)              # 72.2
+    assert res.extra["weighted_f1"] == pytest.approx(100 * (3 * 2 / 3 + 2 * 1 / 2 + 1 * 1) / 6)  # supports 3/2/1
+    assert res.extra["accuracy"] == pytest.approx(100 * 4 / 6)
+    assert res.extra["micro_f1"] == pytest.approx(100 * 4 / 6)
+    assert res.extra["per_label"]["pos"]["precision"] == pytest.approx(200 / 3)
+    assert res.extra["per_label"]["neg"] == {"precision": 50.0, "recall": 50.0, "f1": 50.0, "support": 2}
     assert res.extra["per_label"]["neu"] == {"precision": 100.0, "recall": 100.0, "f1": 100.0, "support": 1}
     assert res.per_example == [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]
     assert classification_scores(Y, P, primary="accuracy").score == pytest.approx(400 / 6)
@@ -190,20 +204,52 @@ HYP = ["the cat sat on a mat", "there is a dog in the garden"]
 REF = ["the cat sat on the mat", "a dog is in the garden"]
 
 
-def test_bleu_and_chrf_match_sacrebleu():
+def test_bleu_hand_computed_from_clipped_ngram_counts():
     res = bleu(REF, HYP)
-    assert res.score == pytest.approx(sacrebleu.corpus_bleu(HYP, [REF]).score)
-    assert res.extra["chrf"] == pytest.approx(sacrebleu.corpus_chrf(HYP, [REF]).score)
+    # clipped matches / hypothesis n-grams, pooled over both sentences:
+    #   1-grams 5/6 + 6/7 = 11/13, 2-grams 3/5 + 3/6 = 6/11, 3-grams 2/4 + 1/5 = 3/9, 4-grams 1/3 + 0/4 = 1/7;
+    # no order is zero (no smoothing), 13 hypothesis words >= 12 reference words (BP 1)
+    assert res.extra["precisions"] == pytest.approx([100 * 11 / 13, 100 * 6 / 11, 100 * 3 / 9, 100 / 7])
+    assert (res.extra["sys_len"], res.extra["ref_len"], res.extra["bp"]) == (13, 12, 1.0)
+    assert res.score == pytest.approx(100 * (11 / 13 * 6 / 11 * 3 / 9 * 1 / 7) ** 0.25)  # 38.50
     assert "tok:13a" in res.signature and "version:" in res.signature
-    assert chrf(REF, HYP).score == pytest.approx(res.extra["chrf"])
-    two = bleu([[r, r] for r in REF], HYP)  # two (identical) references per hypothesis
-    assert two.score == pytest.approx(res.score) and two.signature.startswith("nrefs:2")
 
 
-def test_wer_corpus_pooling_matches_jiwer_and_mean_differs():
+def test_bleu_brevity_penalty_hand_computed():
+    res = bleu(["the cat sat on the mat"], ["the cat sat on"])  # every n-gram right, 4 words for 6
+    assert res.extra["precisions"] == pytest.approx([100.0] * 4)
+    assert res.extra["bp"] == pytest.approx(math.exp(1 - 6 / 4))
+    assert res.score == pytest.approx(100 * math.exp(-0.5))  # 60.65
+
+
+def test_bleu_takes_several_references_per_hypothesis():
+    # each hypothesis is covered only by the union of its own two references: clipping takes the max
+    # count over them, so every n-gram matches (BLEU 100); pairing references with the wrong hypotheses
+    # (sets not transposed into sacrebleu's streams) would not
+    refs = [["the cat sat on the mat", "a cat sat on a mat"], ["there is a dog in the garden", "a dog is here"]]
+    res = bleu(refs, ["the cat sat on a mat", "there is a dog in the garden"])
+    assert res.score == pytest.approx(100.0) and res.signature.startswith("nrefs:2")
+    assert bleu(["the cat sat on the mat", "there is a dog in the garden"],
+                ["the cat sat on a mat", "there is a dog in the garden"]).score < 100.0
+    two = bleu([[r, r] for r in REF], HYP)  # two identical references change nothing
+    assert two.score == pytest.approx(100 * (2 / 91) ** 0.25)
+
+
+def test_chrf_hand_computed():
+    # characters (spaces dropped) abc vs abd: 1-grams 2/3, 2-grams 1/2, 3-grams 0/1, no 4-6-grams;
+    # precision = recall = mean over the 3 orders present = 7/18, so chrF (beta 2) = 7/18
+    assert chrf(["abd"], ["abc"]).score == pytest.approx(700 / 18)
+    assert chrf(["a b d"], ["ab c"]).score == pytest.approx(700 / 18)
+    assert bleu(["abd"], ["abc"]).extra["chrf"] == pytest.approx(700 / 18)
+    assert chrf(["abd"], ["abc"], word_order=2).metric == "chrf++"
+
+
+def test_wer_corpus_pooling_hand_counted_and_mean_differs():
     refs, hyps = ["a b c d", "x y"], ["a c d", "x z w"]
     res = wer(refs, hyps, normalization="none")
-    assert res.score == pytest.approx(100 * jiwer.wer(refs, hyps))          # (1 + 2) / 6 pooled
+    # utterance 1: "b" deleted (1 edit, 4 words); utterance 2: y -> z and "w" inserted (2 edits, 2 words)
+    assert res.extra["stats"] == [[1, 4], [2, 2]]
+    assert res.score == pytest.approx(100 * (1 + 2) / (4 + 2))              # 50, pooled
     assert res.extra["mean_utterance"] == pytest.approx(100 * (1 / 4 + 2 / 2) / 2)
     assert wer(refs, hyps, normalization="none", pooling="mean").score == pytest.approx(62.5)
     assert res.per_example == pytest.approx([0.25, 1.0])
@@ -219,9 +265,13 @@ def test_wer_normalization_is_selectable():
         wer(refs, hyps, normalization="whisper")
 
 
-def test_cer_matches_jiwer():
+def test_cer_hand_counted_with_spaces_as_characters():
     refs, hyps = ["abc de"], ["abd de"]
-    assert cer(refs, hyps, normalization="none").score == pytest.approx(100 * jiwer.cer(refs, hyps))
+    res = cer(refs, hyps, normalization="none")
+    assert res.score == pytest.approx(100 / 6) and res.extra["stats"] == [[1, 6]]  # c -> d, 6 characters
+    assert cer(["abc de"], ["abcde"], normalization="none").score == pytest.approx(100 / 6)  # space deleted
+    assert cer(["Ab, c"], ["ab c"]).score == 0.0  # basic: case and punctuation go first
+    assert cer(["Ab, c"], ["ab c"], normalization="none").score == pytest.approx(200 / 5)  # A->a, "," deleted
 
 
 # --- score_task dispatch --------------------------------------------------------------------------

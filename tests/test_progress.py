@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from rich.console import Console
 from runner_fakes import FakeBackend, FakeSource
 
@@ -63,11 +64,18 @@ def test_report_is_a_no_op_outside_a_reporting_block_and_throttled_inside():
 
 
 def test_a_failing_listener_never_fails_the_fit():
+    calls: list[int] = []
+
     def broken(info):
+        calls.append(info["epoch"])
         raise RuntimeError("display gone")
 
-    with prog.reporting(broken):
-        prog.report("fit", done=1, total=2)
+    with prog.reporting(broken, min_interval=3600):
+        prog.report("fit", done=1, total=2, epoch=1)  # raises inside the listener: swallowed
+        prog.report("fit", done=1, total=2, epoch=1)  # throttled: the failure still counted as sent
+        prog.report("fit", done=2, total=2, epoch=2)  # a new epoch: the listener is called again
+        after = "the fit went on"
+    assert calls == [1, 2] and after == "the fit went on"
 
 
 def test_describe_is_short_and_says_epoch_and_examples():
@@ -83,6 +91,28 @@ def _group(label: str, train_bytes: int, n_jobs: int, task: str = "pos"):
                            jobs=jobs, sizes=sizes, fit_weight=None)
 
 
+def test_group_weights_hand_computed():
+    """fit = FIT_COST (dep 3, else 1) x training bytes, or the backend's estimate when the group holds one;
+    each job's evaluation = EVAL_COST (dep 0.6, else 0.05) x its test bytes + 1% of the median split size;
+    a split the source could not size weighs the median."""
+    pos = _group("pos", 900_000, 3)  # sizes 1000, 1000, 1000, 900_000: median (upper) 1000
+    fit, evals = prog.group_weights(pos, pos.jobs)
+    assert fit == 900_000.0
+    assert evals == {"pos0": pytest.approx(0.05 * 1000 + 10), "pos1": pytest.approx(60.0),
+                     "pos2": pytest.approx(60.0)}
+    dep = _group("dep", 400_000, 1, task="dep")  # sizes 1000, 400_000: median (upper) 400_000
+    fit, evals = prog.group_weights(dep, dep.jobs)
+    assert fit == 3 * 400_000.0 and evals == {"dep0": pytest.approx(0.6 * 1000 + 4000)}
+    dep.fit_weight = 123.0
+    assert prog.group_weights(dep, dep.jobs)[0] == 123.0
+    del pos.sizes[("pos", "train")], pos.sizes[("pos1", "test")]  # unknown: the median of 1000, 1000
+    fit, evals = prog.group_weights(pos, pos.jobs)
+    assert fit == 1000.0 and evals["pos1"] == pytest.approx(60.0)
+    bare = SimpleNamespace(task="tc", training=SimpleNamespace(members=("a", "b")), sizes={})
+    fit, evals = prog.group_weights(bare, [SimpleNamespace(key="k", variety="a")])
+    assert fit == 2 * prog.UNKNOWN_SIZE and evals == {"k": pytest.approx(0.05 + 0.01)}
+
+
 def test_the_eta_weighs_training_sets_by_size_not_by_job_count():
     """A big training set (1 job) and a small one (1 job): after the small one is done (half the jobs)
     a per-job average would promise the elapsed time again; by size most of the work is still ahead."""
@@ -96,12 +126,15 @@ def test_the_eta_weighs_training_sets_by_size_not_by_job_count():
     tracker.job_progress(small, {"stage": "fit", "done": 0, "total": 100})  # the first sign of work
     now[0] = 11.0
     tracker.job_finished("small0")
-    assert tracker.jobs_done == 1 and tracker.eta() > 5 * 10.0  # ~9x the 10 s it worked, not 1x
+    # weights by hand: big = 900_000 fit + 0.05 x 1000 + 1% of 900_000 = 909_050; small = 101_050
+    assert tracker.total == pytest.approx(909_050 + 101_050)
+    assert tracker.jobs_done == 1 and tracker.done == pytest.approx(101_050)
+    assert tracker.eta() == pytest.approx(10.0 * 909_050 / 101_050)  # ~90 s: 9x the 10 s it worked, not 1x
     tracker.group_started(big, big.jobs)
     now[0] = 56.0
     tracker.job_progress(big, {"stage": "fit", "done": 50, "total": 100})  # half of the big fit
-    eta = tracker.eta()
-    assert 30.0 < eta < 80.0  # about half the big group left: ~45 s at the rate so far
+    done = 101_050 + 450_000
+    assert tracker.eta() == pytest.approx(55.0 * (1_010_100 - done) / done)  # ~46 s: half the big group left
     tracker.job_finished("big0")
     assert tracker.eta() == 0.0
 
@@ -119,7 +152,8 @@ def test_the_eta_rate_leaves_out_the_start_up_before_the_first_sign_of_work():
     assert tracker.eta() is None  # nothing measured since
     now[0] = 22.0
     tracker.job_progress(group, {"stage": "fit", "done": 10, "total": 100})
-    assert 15.0 < tracker.eta() < 22.0
+    # total 100_000 fit + 0.05 x 1000 + 1% of 100_000 = 101_050; 10_000 done in the 2 s since the first sign
+    assert tracker.eta() == pytest.approx(2.0 * (101_050 - 10_000) / 10_000)  # 18.2 s, not 200
 
 
 def test_under_a_limit_a_test_split_weighs_its_examples_not_its_size():
@@ -149,21 +183,23 @@ def test_the_backends_fit_estimate_orders_the_fits_and_weighs_the_eta():
     drive()
     assert started == ["pos", "dep"]  # by bytes
     _weigh_fits(plan, BaselineBackend())
-    assert big_pos.fit_weight is None and small_dep.fit_weight > 3 * prog.group_weights(big_pos, big_pos.jobs)[0]
+    # the CRF fit stays proportional to its 2 MB (weight 2_000_000); the parser's estimate is over 3x that
+    assert big_pos.fit_weight is None and small_dep.fit_weight > 3 * 2_000_000
     started.clear()
     drive()
     assert started == ["dep", "pos"]
     tracker = prog.Tracker(clock=lambda: 0.0)
     tracker.planned(SimpleNamespace(groups=plan.groups, jobs=big_pos.jobs + small_dep.jobs), pending=2)
-    assert tracker.total > small_dep.fit_weight
+    # pos: 2_000_000 fit + 0.05 x 1000 + 1% of 2_000_000; dep: its estimate + 0.6 x 1000 + 1% of 400_000
+    assert tracker.total == pytest.approx(2_000_000 + 50 + 20_000 + small_dep.fit_weight + 600 + 4_000)
 
 
 def test_a_resumed_run_counts_only_the_pending_work():
     tracker = prog.Tracker(clock=lambda: 0.0)
     a, b = _group("a", 100_000, 2), _group("b", 100_000, 2)
     tracker.planned(SimpleNamespace(groups=[a, b], jobs=a.jobs + b.jobs), pending=2)
-    full = sum(sum(prog.group_weights(g, g.jobs)[1].values()) + prog.group_weights(g, g.jobs)[0] for g in (a, b))
-    assert abs(tracker.total - full / 2) < 1e-6
+    # each group: 100_000 fit + 2 jobs x (0.05 x 1000 + 1% of the median 1000) = 100_120; 2 of 4 jobs pending
+    assert tracker.total == pytest.approx(2 * 100_120 / 2)
 
 
 def test_reports_from_local_worker_processes_reach_the_driver(tmp_path):

@@ -3,7 +3,9 @@ model load failing once, `results export --metrics all`, library warnings once."
 
 from __future__ import annotations
 
+import csv
 import importlib
+import io
 import json
 import logging
 
@@ -189,6 +191,26 @@ def test_every_stored_metric_is_exported_and_in_results(tmp_path, fake_cli):
     extra_columns = {k for r in rows for k in r if k.startswith("metric:")}
     assert "metric:accuracy" in extra_columns and len(extra_columns) > 1  # the fake backend scores macro F1
     assert all(r[f"metric:{r['metric']}"] == r["score"] for r in rows)
+    # 8 scored jobs: english, standard and egyptian arabic in-cluster and zero-shot, both azerbaijanis
+    # zero-shot (moroccan arabic's test split is empty, najdi arabic has none)
+    assert len(rows) == 8
+    got = {(r["variety"], r["setting"]): r for r in rows}
+    # the fake, fitted on english (labels science/sports/politics x 4: majority "science"), answers
+    # right on ids ending 0/2/4 and "science" elsewhere. english test (sci spo pol sci spo pol): right
+    # on 0, 2, 3, 4 -> accuracy 4/6; science P 2/4 R 2/2, sports and politics P 1 R 1/2: each F1 2/3
+    en = got["english", "in-cluster"]
+    assert en["n"] == 6 and en["metric"] == "macro_f1"
+    assert en["score"] == pytest.approx(200 / 3) and en["metric:accuracy"] == pytest.approx(400 / 6)
+    # north azerbaijani (sci spo pol sci): right on 0, 2, 3 -> 3/4; F1 science 0.8, sports 0, politics 1
+    az = got["north azerbaijani", "zero-shot"]
+    assert az["n"] == 4 and az["score"] == pytest.approx(60.0) and az["metric:accuracy"] == pytest.approx(75.0)
+    assert az["metric:weighted_f1"] == pytest.approx(100 * (2 * 0.8 + 0 + 1) / 4)  # supports 2/1/1
+    # the same numbers in the CSV export: the round trip through either format loses nothing
+    as_csv = CliRunner().invoke(app, ["results", "export", "--store", str(store), "--metrics", "all", "-f", "csv"])
+    csv_rows = {(r["variety"], r["setting"]): r for r in csv.DictReader(io.StringIO(as_csv.stdout))}
+    assert set(csv_rows) == set(got)
+    assert all(float(csv_rows[k][c]) == pytest.approx(float(got[k][c])) for k in got for c in got[k]
+               if c.startswith("metric:") or c in ("score", "n"))
     bad = CliRunner().invoke(app, ["results", "export", "--store", str(store), "--metrics", "some"])
     assert bad.exit_code == 2
 
