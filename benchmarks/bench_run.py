@@ -91,7 +91,7 @@ class EtaRecorder:
 def eta_check(store: Path, args: argparse.Namespace) -> None:
     """One fresh run; the ETA shown at 10% of the work and at 10% of the wall time against the truth."""
     from dialectbench.runner import run
-    from dialectbench.runner.executor import make_executor
+    from dialectbench.runner.executors import make_executor
     from dialectbench.runner.options import RunOptions
     from dialectbench.runner.plan import split_names
 

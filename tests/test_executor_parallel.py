@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from dialectbench.cli.main import app
 from dialectbench.runner import InProcessExecutor, Store, run
-from dialectbench.runner.executor import ProcessExecutor, make_executor
+from dialectbench.runner.executor import ProcessExecutor
+from dialectbench.runner.executors import make_executor
 
 
 def _scores(store) -> list[tuple]:

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from dialectbench.cli.output import Format, emit, emit_to, fail, stderr, warn
 from dialectbench.extras import MissingExtra
 from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
-from dialectbench.runner.executor import make_executor
+from dialectbench.runner.executors import make_executor
 from dialectbench.runner.plan import Group, Job, Plan
 from dialectbench.runner.ray_executor import RayUnavailable
 from dialectbench.runner.store import JobRecord, StoreError

@@ -581,13 +581,12 @@ def fetch_task(task: str, *, variety: str | None = None, data_dir: Path | None =
                hub: bool = False, allow_unverified: bool = False) -> list[EntryReport]:
     """Resolve (data_dir given: from the mirror, nothing downloaded) or download into the cache every entry
     of a task (or one variety of it)."""
-    from dialectbench.data.catalogue import load_catalogue
-    from dialectbench.data.source import _canonical
+    from dialectbench.data.catalogue import canonical_variety, load_catalogue
 
     cat = load_catalogue(task)
     entries = cat.entries
     if variety is not None:
-        wanted = {variety, _canonical(variety)}
+        wanted = {variety, canonical_variety(variety)}
         entries = [e for e in entries if e.variety in wanted]
         if not entries:
             raise DataNotAvailable(f"{task}: the catalogue has no variety {variety!r}")

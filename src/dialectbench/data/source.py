@@ -34,6 +34,7 @@ from dialectbench.data.catalogue import (
     FileRef,
     Part,
     TaskCatalogue,
+    canonical_variety,
     load_catalogue,
     load_catalogue_file,
 )
@@ -134,7 +135,7 @@ class DataSource:
 
     def entry(self, task: str, variety: str) -> Entry:
         cat = self.catalogue(task)
-        found = cat.entry(variety) or cat.entry(_canonical(variety))
+        found = cat.entry(variety) or cat.entry(canonical_variety(variety))
         if found is None:
             raise DataNotAvailable(f"{task}: no dataset for variety {variety!r} in the {self.kind} catalogue",
                                    how_to_obtain=f"varieties with {task} data: "
@@ -228,15 +229,6 @@ class DataSource:
         from dialectbench.data.readers import READERS
 
         return list(READERS[entry.format](**paths, **options))
-
-
-def _canonical(variety: str) -> str:
-    from dialectbench.varieties import UnknownVarietyError, registry
-
-    try:
-        return registry().get(variety).name
-    except UnknownVarietyError:
-        return variety
 
 
 def _parts_of(entry: Entry, split: str) -> list[Part] | None:

@@ -146,7 +146,7 @@ def _unfairness(ex: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def sdqa_layout(sdqa: dict[str, Any]) -> list:
-    from dialectbench.report.tables import Column, Table
+    from dialectbench.report.layout import Column, Table
 
     df, metrics = sdqa["dialects"], sdqa["metrics"]
     cols = [*([Column("lang", "Language")] if "lang" in df.columns else []), Column("model", "Model"),

@@ -10,11 +10,11 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
+from dialectbench.report.layout import Column, Table
 from dialectbench.report.model import ReportData
 
 MISSING = "–"
@@ -22,32 +22,6 @@ MISSING = "–"
 CLUSTER_TABLE_NUMBER = {"dep": 23, "pos": 24, "ner": 25, "nli": 26, "tc": 27, "did": 28, "sa": 29, "mrc": 30,
                         "eqa": 31}
 GAP_LABELS = {"eng_eng": "G_eng(eng, C)", "eng_rep": "G_eng(v̄, C)", "ft_rep": "G_ft(v̄, C)"}
-
-
-@dataclass(frozen=True)
-class Column:
-    """`key` names the row field (for kind "ci": the pair of low/high fields); kind: text, num, int, ci, bool."""
-
-    key: str | tuple[str, str]
-    label: str
-    kind: str = "text"
-    digits: int = 1
-
-    @property
-    def csv_keys(self) -> list[str]:
-        return list(self.key) if isinstance(self.key, tuple) else [self.key]
-
-
-@dataclass
-class Table:
-    key: str
-    title: str
-    columns: list[Column]
-    rows: list[dict[str, Any]]
-    task: str | None = None
-    note: str = ""
-    row_variety: str | None = None  # the field holding a variety name (the HTML search filters on it)
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def missing(value: Any) -> bool:

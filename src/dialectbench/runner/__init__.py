@@ -1,9 +1,48 @@
 """The runner: plan jobs (train once, evaluate many), execute them, keep results in a SQLite store."""
 
-from dialectbench.runner.executor import EmptySplit, InProcessExecutor, run_group
-from dialectbench.runner.plan import Group, Job, Plan, PlanError, Skip, TrainingSet, build_plan
-from dialectbench.runner.run import RunError, RunResult, run
-from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import Any
+
+# Each name is imported from its module on first use (PEP 562), as in `dialectbench.metrics`: importing one
+# light submodule (`runner.flags`, `runner.store`, `runner.progress`) must not load the executor, the plan,
+# the backends and the metrics behind them.
+_MODULES = {
+    "EmptySplit": "executor", "InProcessExecutor": "executor", "run_group": "executor",
+    "Group": "plan", "Job": "plan", "Plan": "plan", "PlanError": "plan", "Skip": "plan", "TrainingSet": "plan",
+    "build_plan": "plan",
+    "RunError": "run", "RunResult": "run", "run": "run",
+    "DEFAULT_STORE": "store", "JobRecord": "store", "Store": "store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
+    globals()[name] = value  # once: later look-ups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULES})
+
+
+class _Package(types.ModuleType):
+    """`dialectbench.runner.run` is the function, as it was when this package imported it eagerly: importing
+    the submodule `run` sets the package's attribute `run` to the module, which must not hide the function."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _MODULES and isinstance(value, types.ModuleType):
+            self.__dict__.pop(name, None)  # the next look-up goes through __getattr__: the function
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = ["DEFAULT_STORE", "EmptySplit", "Group", "InProcessExecutor", "Job", "JobRecord", "Plan", "PlanError",
            "RunError", "RunResult", "Skip", "Store", "TrainingSet", "build_plan", "run", "run_group"]

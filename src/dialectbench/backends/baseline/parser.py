@@ -23,12 +23,12 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
 
+from dialectbench import progress
 from dialectbench.backends.base import TrainingDataError
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
 from dialectbench.backends.baseline.configs import ParserConfig
 from dialectbench.backends.parsing import ParserHead
 from dialectbench.data.examples import Sentence
-from dialectbench.runner import progress
 
 PAD, UNK, ROOT = 0, 1, 2
 ROOT_FORM = "\x00root"

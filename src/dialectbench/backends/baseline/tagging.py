@@ -10,11 +10,11 @@ from collections.abc import Sequence
 import pycrfsuite
 import sklearn_crfsuite
 
+from dialectbench import progress
 from dialectbench.backends.base import TrainingDataError
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
 from dialectbench.backends.baseline.configs import CRFConfig
 from dialectbench.data.examples import Sentence, TaggedSentence
-from dialectbench.runner import progress
 
 
 def _shape(word: str) -> str:

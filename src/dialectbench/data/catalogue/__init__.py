@@ -29,7 +29,7 @@ from dialectbench.data.catalogue.models import (
 
 __all__ = [
     "FORMATS", "SPLITS", "TASK_IDS", "CatalogueError", "Dataset", "Derive", "Entry", "FileRef", "HFFile",
-    "Part", "TaskCatalogue", "catalogue_files", "load_catalogue", "load_catalogue_file",
+    "Part", "TaskCatalogue", "canonical_variety", "catalogue_files", "load_catalogue", "load_catalogue_file",
 ]
 
 
@@ -65,3 +65,14 @@ def load_catalogue(task: str) -> TaskCatalogue:
     if task not in files:
         raise CatalogueError(f"unknown task {task!r}; valid task ids: {', '.join(TASK_IDS)}")
     return load_catalogue_file(files[task])
+
+
+def canonical_variety(variety: str) -> str:
+    """The registry's canonical name for `variety` (an alias or another spelling), or `variety` itself
+    when the registry does not know it: the name a catalogue entry is keyed by."""
+    from dialectbench.varieties import UnknownVarietyError, registry
+
+    try:
+        return registry().get(variety).name
+    except UnknownVarietyError:
+        return variety
