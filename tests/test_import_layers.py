@@ -23,7 +23,7 @@ ROOT = SRC / PACKAGE
 # (a tuple) import neither each other nor anything above. "dialectbench" is the package's __init__ alone.
 LAYERS: list[tuple[str, ...]] = [
     ("dialectbench",),                  # __version__ only
-    ("progress", "scores", "extras"),   # primitives: a fit's progress report, score ids, optional extras
+    ("progress", "scores", "extras", "lazy"),  # primitives: a fit's progress, score ids, extras, lazy exports
     ("varieties",),                     # the variety registry, names, aliases
     ("tasks",),                         # the task registry (metric, representatives)
     ("metrics",),                       # task metrics on the field's libraries

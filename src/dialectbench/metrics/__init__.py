@@ -6,8 +6,7 @@ string naming the options that change the number, and secondary figures in `extr
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from dialectbench.lazy import lazy_exports
 
 # Each name is imported from its module on first use (PEP 562): scikit-learn and scipy (classification,
 # and seqeval's tagging F1) cost seconds to import, which `dialectbench --help`, the run's driver and
@@ -22,16 +21,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _MODULES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
-    globals()[name] = value  # once: later look-ups are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_MODULES})
+__getattr__, __dir__ = lazy_exports(__name__, _MODULES)
 
 
 __all__ = [

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import Any
+
+from dialectbench.lazy import lazy_exports
 
 # Each name is imported from its module on first use (PEP 562), as in `dialectbench.metrics`: importing one
 # light submodule (`runner.flags`, `runner.store`, `runner.progress`) must not load the executor, the plan,
@@ -19,16 +20,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _MODULES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
-    globals()[name] = value  # once: later look-ups are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_MODULES})
+__getattr__, __dir__ = lazy_exports(__name__, _MODULES)
 
 
 class _Package(types.ModuleType):
