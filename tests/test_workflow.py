@@ -418,7 +418,7 @@ def test_results_file_records_command_line_python_and_platform(small_run, tmp_pa
     import sys
 
     store, keys = small_run
-    monkeypatch.setattr(sys, "argv", ["dialectbench", "run", "--tasks", "pos", "--api-key", "k"])
+    monkeypatch.setattr(sys, "argv", ["/home/someone/.venv/bin/dialectbench", "run", "--tasks", "pos", "--api-key", "k"])
     doc = _write(store, keys, tmp_path)
     assert doc["command_line"] == ["dialectbench", "run", "--tasks", "pos", "--api-key", "<redacted>"]
     assert doc["environment"]["python"] == platform.python_version()

@@ -133,6 +133,11 @@ def _redact_text(text: str) -> str:
     return _TOKEN_LIKE.sub(REDACTED, text)
 
 
+def _program_name(argv: list[str]) -> list[str]:
+    """The program by its name, not its path: a results file is shared, the path says who ran it where."""
+    return [Path(argv[0]).name, *argv[1:]] if argv else argv
+
+
 def redact_argv(argv: Sequence[str]) -> list[str]:
     """The command line with what looks like a secret replaced by `<redacted>`: the value of an option
     named like one (`--api-key X`, `--api-key=X`, `--hf-token X`), `NAME=value` pairs named like one
@@ -330,7 +335,7 @@ def results_document(db: Store, run_id: str, keys: Sequence[str], *, argv: Seque
             "config": json.loads(run["config"] or "{}"), "summary": json.loads(run["summary"] or "{}"),
             "results": task_results(jobs), "higher_is_better": higher_is_better(jobs),
             "versions": versions(run, jobs, fingerprints),
-            "command_line": redact_argv(sys.argv if argv is None else argv), "environment": environment(),
+            "command_line": _program_name(redact_argv(sys.argv if argv is None else argv)), "environment": environment(),
             "jobs": jobs, "skips": skips}
 
 
