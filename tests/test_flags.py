@@ -257,3 +257,20 @@ def test_the_sample_suite_is_said_once_not_on_every_flag_line(tmp_path):
     assert out.stderr.count("bundled sample suite (our own texts)") == 1
     lines = [x for x in out.stderr.splitlines() if x.startswith("  - ")]
     assert lines and not any("sample suite" in x for x in lines)  # the flags that matter, alone
+
+
+def test_one_label_flags_a_model_that_answers_the_same_whatever_the_input():
+    from dialectbench.backends.base import InvalidAnswer
+    from dialectbench.runner.flags import describe, evaluation_flags, needs_warning
+
+    golds = [TextExample(str(i), "t", "neg" if i < 6 else "pos") for i in range(12)]  # majority 50%
+    train = Counter({"neg": 5, "pos": 5})
+    constant = evaluation_flags(train, golds, 50.0, "accuracy", predictions=["neg"] * 11 + [InvalidAnswer("?")])
+    assert constant == {"one_label": {"label": "neg", "n": 11}}  # at the majority rate: no other flag says it
+    assert needs_warning({"flags": constant}) and "every prediction (11) is 'neg'" in describe(constant)[0]
+    assert evaluation_flags(train, golds, 58.3, "accuracy", predictions=["neg"] * 11 + ["pos"]) == {}
+    # too few to tell, one gold label (answering it is right), a DId class of a pooled test: no flag
+    assert evaluation_flags(train, golds[:9], 66.7, "accuracy", predictions=["neg"] * 9) == {}
+    same = [TextExample(str(i), "t", "neg") for i in range(12)]
+    assert evaluation_flags(train, same, 100.0, "accuracy", predictions=["neg"] * 12) == {}
+    assert evaluation_flags(train, golds, 50.0, "f1", majority=False, predictions=["neg"] * 12) == {}

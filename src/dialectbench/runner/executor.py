@@ -435,7 +435,7 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
     # DId scores one class of a pooled test: its own examples all share one label, so no majority rate
     flags = jobflags.evaluation_flags(train_labels or Counter(), golds, scored["score"], scored["metric"],
                                       fallbacks=scored.get("fallbacks", 0), majority=did_pool is None,
-                                      task=job.task, train_tags=train_tags)
+                                      task=job.task, train_tags=train_tags, predictions=scored["predictions"])
     if label_space is not None:
         flags["label_space"] = {k: v for k, v in label_space.items() if k != "train_labels"}
     leak = overlap(golds, seen) if leak is None else leak  # a cross-fitted model checks per fold

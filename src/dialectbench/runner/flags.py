@@ -9,6 +9,9 @@ report and `results export --all` show them):
   the fraction of test tokens;
 - `below_majority`: the score is below the test set's majority-class rate (`majority_rate`, in %), i.e.
   below what always answering the most frequent test label would get in accuracy;
+- `one_label`: every prediction is one label (`label`, `n` predictions; classification with 10+ test
+  examples of 2+ gold labels): the model answers the same whatever the input, so its score is that
+  label's share of the test set, not a measure of the task (a small LLM in context often does this);
 - `fallbacks`: the number of test examples for which the model fell back to a default prediction
   (a backend reports them through its fitted model's `fallbacks` counter; see `backends/base.py`);
 - `label_space`: the job was trained and scored only over the labels its training and test sets share
@@ -35,6 +38,7 @@ from typing import Any
 from dialectbench.data.overlap import MAX_OVERLAP
 
 FLAGS_KEY = "flags"
+ONE_LABEL_MIN = 10  # `one_label` needs this many predictions: fewer can share a label by chance
 # (task, setting) pairs trained and scored over the label space shared by the training and test sets
 SHARED_LABEL_SPACE = frozenset({("sa", "in-cluster")})
 
@@ -114,7 +118,8 @@ def not_trees(golds: Sequence[Any], train: dict[str, Any]) -> dict[str, Any] | N
 
 def evaluation_flags(train_labels: Counter, golds: Sequence[Any], score: float | None, metric: str,
                      *, fallbacks: int = 0, majority: bool = True, task: str = "",
-                     train_tags: Counter | None = None) -> dict[str, Any]:
+                     train_tags: Counter | None = None,
+                     predictions: Sequence[Any] | None = None) -> dict[str, Any]:
     """The flags of one scored job (empty when nothing is wrong)."""
     flags: dict[str, Any] = {}
     tags = _unseen_tags(train_tags or Counter(), golds, task)
@@ -131,6 +136,9 @@ def evaluation_flags(train_labels: Counter, golds: Sequence[Any], score: float |
             if score < rate:
                 flags["below_majority"] = {"score": round(float(score), 2), "majority_rate": round(rate, 2),
                                            "metric": metric}
+        answered = [p for p in predictions or () if isinstance(p, (str, int))]  # not InvalidAnswer
+        if majority and len(test) >= 2 and len(answered) >= ONE_LABEL_MIN and len(set(answered)) == 1:
+            flags["one_label"] = {"label": str(answered[0]), "n": len(answered)}
     if fallbacks:
         flags["fallbacks"] = int(fallbacks)
     return flags
@@ -147,6 +155,9 @@ def describe(flags: dict[str, Any]) -> list[str]:
     if "below_majority" in flags:
         f = flags["below_majority"]
         out.append(f"score {f['score']:.2f} is below the majority-class rate {f['majority_rate']:.2f}")
+    if "one_label" in flags:
+        f = flags["one_label"]
+        out.append(f"every prediction ({f['n']}) is {f['label']!r}: the score is that label's share of the test set")
     if "fallbacks" in flags:
         out.append(f"{flags['fallbacks']} prediction(s) fell back to a default answer")
     if "label_space" in flags:
@@ -174,7 +185,7 @@ def flag_text(extra: dict[str, Any] | None) -> str:
     return "; ".join(describe(flags))
 
 
-WARN_FLAGS = ("unseen_labels", "below_majority", "fallbacks")
+WARN_FLAGS = ("unseen_labels", "below_majority", "one_label", "fallbacks")
 INFO_FLAGS = ("label_space", "not_trees", "overlap", "sample_suite")  # recorded facts about a score (a leak is a warning)
 _DESCRIBED = (*WARN_FLAGS, *INFO_FLAGS)
 
