@@ -408,3 +408,40 @@ def test_cli_goldp_flags_a_reader_that_barely_answers(tmp_path):
     assert ("measure noise" in res.stderr) == (rows["gold"]["f1"] < 10)  # flagged exactly when weak
     bad = CliRunner().invoke(app, ["sdqa", "goldp", "--data-dir", str(tmp_path), "--lang", "kor", "--view", "nope"])
     assert bad.exit_code != 0 and "nope" in bad.stderr
+
+
+# ---- issue 36 item 5: the paper's table of the same split
+
+def test_compare_paper_on_test_uses_table_9_and_notes_bengali(tmp_path):
+    for lang in ("kor", "ben"):
+        write_layout(tmp_path, lang, split="test")
+    res = CliRunner().invoke(app, ["sdqa", "wer", "--data-dir", str(tmp_path), "--lang", "all", "--split", "test",
+                                   "--compare-paper"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "Seed 001 Table 9 (test) vs ours" in res.stdout and "Table 2 (dev)" not in res.stdout
+    assert "26.13" in res.stdout and "27.95" not in res.stdout  # Table 9's KOR-C, not Table 2's
+    assert "Bengali is a known deviation" in res.stderr
+    js = CliRunner().invoke(app, ["sdqa", "wer", "--data-dir", str(tmp_path), "--lang", "kor", "--split", "test",
+                                  "--view", "paper", "--format", "json"])
+    assert {(r["label"], r["paper"]) for r in json.loads(js.stdout)} == {("KOR-C", 26.13), ("KOR-SE", 26.45)}
+
+
+def test_compare_paper_on_an_unpublished_split_says_why(tmp_path):
+    write_layout(tmp_path, "kor", split="train")
+    res = CliRunner().invoke(app, ["sdqa", "wer", "--data-dir", str(tmp_path), "--lang", "kor", "--split", "train",
+                                   "--compare-paper"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "nothing to compare for split 'train'" in res.stderr and "vs ours" not in res.stdout
+
+
+def test_table_9_is_packaged_with_every_printed_cell():
+    from dialectbench.sdqa.languages import paper_table
+
+    t9 = paper_table("test")
+    assert len(t9) == 38 and t9.groupby("lang").size().to_dict() == {"ara": 7, "ben": 4, "eng": 21, "kor": 2,
+                                                                      "swa": 4}
+    assert set(zip(t9["lang"], t9["code"])) <= set(DIALECTS)
+    eng = t9[(t9["lang"] == "eng") & (t9["row"] == "localized")]
+    assert round(eng["paper"].mean(), 2) == 9.66  # Table 9's own avg_L for en-VAR
+    with pytest.raises(SDQAError, match="dev .* and test"):
+        paper_table("train")

@@ -62,14 +62,15 @@ _DEMO_VIEW = typer.Option("wer", "--view", help="For csv/json: wer | qa | unfair
 
 _WER_LANG = typer.Option("eng", "--lang", help="SD-QA language: eng, ara, ben, kor, swa, or all (every language "
                          "present in --data-dir for --split).")
-_COMPARE = typer.Option(False, "--compare-paper", help="Also print SD-QA Table 2's cells beside ours (dev).")
+_COMPARE = typer.Option(False, "--compare-paper", help="Also print the paper's WER cells beside ours: Table 2 for "
+                         "dev, Table 9 for test.")
 _WER_VIEWS = ("dialects", "table2", "gender", "age", "unfairness", "table12", "metadata", "paper", "utterances")
 
 
 def _wer_views(reps, opts, split: str) -> dict[str, list[dict]]:
     """The csv/json views of `sdqa wer`, every row carrying its language (and the paper's dialect label)."""
     from dialectbench.sdqa.dialects import label
-    from dialectbench.sdqa.languages import compare_table2, table12
+    from dialectbench.sdqa.languages import PAPER_TABLES, compare_table2, table12
 
     def rows(frame, lang):
         out = frame.to_dict("records")
@@ -95,7 +96,8 @@ def _wer_views(reps, opts, split: str) -> dict[str, list[dict]]:
         views["metadata"] += rep.metadata
         views["utterances"] += rows(w.utterances, rep.lang)
     views["table12"] = table12(reps, opts)
-    views["paper"] = compare_table2(reps).to_dict("records") if split == "dev" else []  # Table 2 is dev
+    # Table 2 (dev) or Table 9 (test); another split has no published WER and `_print_wer_tables` says so
+    views["paper"] = compare_table2(reps, split).to_dict("records") if split in PAPER_TABLES else []
     return views
 
 
@@ -170,11 +172,28 @@ def _print_wer_tables(reps, views, opts, split, fmt, compare_paper) -> None:
              "'unknown' (twice = recorded more than once; conflict = recordings disagree on gender/age)")
     emit(_fmt5([{k: v for k, v in r.items() if k != "group"} for r in views["table12"]]), fmt,
          title="ASR unfairness and average WER per language (Table 12; 'all' grouped by language)")
-    if compare_paper and views["paper"]:
-        rows = views["paper"]
-        ok = sum(bool(r["reproduces"]) for r in rows)
-        emit([{k: v for k, v in r.items() if k != "code"} for r in rows], fmt,
-             title=f"Seed 001 Table 2 vs ours: {ok} of {len(rows)} cells within 0.5 WER")
+    if compare_paper:
+        _print_paper_comparison(views["paper"], reps, split, fmt)
+
+
+def _print_paper_comparison(rows, reps, split, fmt) -> None:
+    """The paper's WER cells for this split beside ours, or one line saying why there are none."""
+    from dialectbench.sdqa.languages import BENGALI_NOTE, PAPER_TABLES
+
+    if split not in PAPER_TABLES:
+        stderr.print(f"note: --compare-paper: the paper prints WER for dev (Table 2) and test (Table 9) only; "
+                     f"nothing to compare for split {split!r}", highlight=False)
+        return
+    table = PAPER_TABLES[split][0]
+    if not rows:
+        langs = ", ".join(r.lang for r in reps)
+        stderr.print(f"note: --compare-paper: {table} prints no cell for {langs}", highlight=False)
+        return
+    ok = sum(bool(r["reproduces"]) for r in rows)
+    emit([{k: v for k, v in r.items() if k != "code"} for r in rows], fmt,
+         title=f"Seed 001 {table} ({split}) vs ours: {ok} of {len(rows)} cells within 0.5 WER")
+    if any(r["lang"] == "ben" for r in rows):
+        stderr.print(BENGALI_NOTE, highlight=False)
 
 
 def _label(lang: str, code: str) -> str:

@@ -84,18 +84,37 @@ def language_reports(corpora: dict[str, SDQACorpus], options: WerOptions, split:
     return out
 
 
-def paper_table2() -> pd.DataFrame:
-    """Seed 001 Table 2 as printed (packaged paper_table2.csv): lang, code, row, wer."""
-    text = (files("dialectbench.sdqa") / "paper_table2.csv").read_text(encoding="utf-8")
+# the paper's WER table per split: Table 2 (dev) and Table 9 (test, Appendix C)
+PAPER_TABLES = {"dev": ("Table 2", "paper_table2.csv"), "test": ("Table 9", "paper_table9.csv")}
+# Known deviation (docs/protocol.md, "SD-QA WER"): measured on the mirror's dev files, every Bengali cell is
+# 7.8-8.0 WER under Table 2 with `paper` normalization and 1.9 above it with `--normalize none`; the mirror's
+# Bengali is not byte-identical to the release (NFC-rewritten nukta letters), and which text the paper scored
+# is not established, so the cells are reported, not forced.
+BENGALI_NOTE = ("note: Bengali is a known deviation: ~8 WER under the paper in every dev cell with the paper's "
+                "normalization, ~2 above with --normalize none (docs/protocol.md, SD-QA WER)")
+
+
+def paper_table(split: str = "dev") -> pd.DataFrame:
+    """The paper's WER table for `split` as printed (Table 2 for dev, Table 9 for test): lang, code, row,
+    paper. SDQAError for a split the paper prints no WER for."""
+    if split not in PAPER_TABLES:
+        raise SDQAError(f"the paper prints WER for dev (Table 2) and test (Table 9) only, not {split!r}")
+    text = (files("dialectbench.sdqa") / PAPER_TABLES[split][1]).read_text(encoding="utf-8")
     rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
     return pd.DataFrame({"lang": [r["lang"] for r in rows], "code": [r["code"] for r in rows],
                          "row": [r["row"] for r in rows], "paper": [float(r["wer"]) for r in rows]})
 
 
-def compare_table2(reports: list[LanguageReport]) -> pd.DataFrame:
-    """Every printed Table 2 cell of the languages scored, ours beside it: lang, label, row, ours, paper,
-    diff, reproduces (|diff| <= 0.5). A cell we could not score keeps ours = NaN and reproduces = False."""
-    paper = paper_table2()
+def paper_table2() -> pd.DataFrame:
+    """Seed 001 Table 2 as printed (packaged paper_table2.csv): lang, code, row, paper."""
+    return paper_table("dev")
+
+
+def compare_table2(reports: list[LanguageReport], split: str = "dev") -> pd.DataFrame:
+    """Every printed cell of the paper's table for `split` (Table 2 dev, Table 9 test) of the languages
+    scored, ours beside it: lang, label, row, ours, paper, diff, reproduces (|diff| <= 0.5). A cell we could
+    not score keeps ours = NaN and reproduces = False."""
+    paper = paper_table(split)
     ours = pd.concat([r.wer.dialects[["lang", "row", "dialect", "wer"]] for r in reports])
     m = paper[paper["lang"].isin([r.lang for r in reports])].merge(
         ours.rename(columns={"dialect": "code", "wer": "ours"}), on=["lang", "code", "row"], how="left")
