@@ -3,7 +3,7 @@ Tables 3, 23-31), dialect gaps (DialectBench §3.3, Table 4), generalized-entrop
 within/between decomposition (SD-QA §3), bootstrap intervals and paired tests, rank correlation."""
 
 from dialectbench.analysis.fairness import GEResult, avg_pop, generalized_entropy, max_min
-from dialectbench.analysis.gaps import GAPS, gaps, variety_gaps
+from dialectbench.analysis.gaps import GAPS, gap_summary, gaps, variety_gaps
 from dialectbench.analysis.scores_io import ScoresError, read_scores, validate_scores
 from dialectbench.analysis.stats import (
                                          BootstrapResult,
@@ -26,6 +26,7 @@ __all__ = [
                                          "avg_pop",
                                          "bootstrap_ci",
                                          "cluster_summary",
+                                         "gap_summary",
                                          "gaps",
                                          "generalized_entropy",
                                          "max_min",

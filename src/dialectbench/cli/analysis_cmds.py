@@ -161,6 +161,9 @@ def analyze_cmd(scores: str = SCORES_ARGUMENT, out: Path = OUT_OPTION, speakers:
     emit(_records(clusters, CLUSTER_COLUMNS), fmt, title="Cluster summary", columns=CLUSTER_COLUMNS)
     if scores.strip().lower() == PAPER:
         _check_table3(tasks, out, fmt)
+        _check_table4(gap_table, out, fmt)
+        if speakers is None:  # the utilities check is of the registry's speaker counts
+            _check_utilities(clusters, out, fmt)
 
 
 def _set_synthetic_aside(df: pd.DataFrame) -> pd.DataFrame:
@@ -194,6 +197,46 @@ def _check_table3(tasks: pd.DataFrame, out: Path, fmt: Format) -> None:
         for r in differ.itertuples():
             stderr.print(f"  - {r.task} {r.cell}: ours {r.ours}, paper {r.paper}: {r.reason}", highlight=False,
                          markup=False, soft_wrap=True)
+
+
+def _check_table4(gap_table: pd.DataFrame, out: Path, fmt: Format) -> None:
+    """Table 4 (mBERT cluster gaps) rebuilt from the packaged per-variety rows over the paper's cluster set
+    (clusters with all three gaps), cell by cell, as Table 3: the count, and each differing cell's reason."""
+    from dialectbench.analysis.reference.check import table4_cells
+
+    cells = table4_cells(gap_table)
+    try:
+        cells.to_csv(out / "table4_check.csv", index=False)
+    except OSError as exc:
+        fail(f"{out}: cannot write table4_check.csv ({exc.strerror or exc})")
+    stderr.print(f"DialectBench Table 4: {int(cells['match'].sum())} of {len(cells)} cells reproduced from the "
+                 f"packaged results, over the clusters with all three gaps (the paper's set; all cells in "
+                 f"{out / 'table4_check.csv'})", highlight=False, soft_wrap=True)
+    differ = cells[~cells["match"]]
+    cols = ("task", "gap", "cell", "ours", "paper", "reason")
+    if len(differ) and fmt == Format.table:
+        emit(_records(differ, cols), fmt, title="DialectBench Table 4: cells not reproduced", columns=cols)
+    elif len(differ):
+        for r in differ.itertuples():
+            stderr.print(f"  - {r.task} {r.gap} {r.cell}: ours {r.ours}, paper {r.paper}: {r.reason}",
+                         highlight=False, markup=False, soft_wrap=True)
+
+
+def _check_utilities(clusters: pd.DataFrame, out: Path, fmt: Format) -> None:
+    """Tables 23-31 (cluster utilities, minimum, std) rebuilt from the packaged rows, cell by cell."""
+    from dialectbench.analysis.reference.check import utility_cells
+
+    cells = utility_cells(clusters)
+    try:
+        cells.to_csv(out / "utilities_check.csv", index=False)
+    except OSError as exc:
+        fail(f"{out}: cannot write utilities_check.csv ({exc.strerror or exc})")
+    stderr.print(f"DialectBench Tables 23-31: {int(cells['match'].sum())} of {len(cells)} cells reproduced from "
+                 f"the packaged results (all cells in {out / 'utilities_check.csv'})", highlight=False,
+                 soft_wrap=True)
+    for r in cells[~cells["match"]].itertuples():
+        stderr.print(f"  - Table {r.table} {r.cluster} {r.cell}: ours {r.ours}, paper {r.paper if isinstance(r.paper, str) else '-'}: {r.reason}",
+                     highlight=False, markup=False, soft_wrap=True)
 
 
 # -------------------------------------------------------------------------------------------- fairness

@@ -101,23 +101,11 @@ def _cluster_intervals(clusters: pd.DataFrame, best: pd.DataFrame) -> pd.DataFra
     return clusters.assign(lu_low=lows, lu_high=highs)
 
 
-GAP_SUMMARY_COLUMNS = ["task", "model", "gap", "avg", "n_clusters", "max_cluster", "max_value", "min_cluster",
-                       "min_value"]
 
 
 def _gap_summary(gap_table: pd.DataFrame) -> pd.DataFrame:
     """Table 4 layout: per task, model and gap, the mean of the cluster gaps and the extreme clusters."""
-    known = gap_table.dropna(subset=["value"])
-    values = known.groupby(["task", "model", "gap"], sort=False)["value"]  # one pass, not one per group
-    hi, lo = known.loc[values.idxmax()], known.loc[values.idxmin()]
-    out = pd.DataFrame({"task": hi["task"].to_numpy(), "model": hi["model"].to_numpy(), "gap": hi["gap"].to_numpy(),
-                        "avg": values.mean().to_numpy(dtype=float), "n_clusters": values.size().to_numpy(),
-                        "max_cluster": hi["cluster"].to_numpy(), "max_value": hi["value"].to_numpy(dtype=float),
-                        "min_cluster": lo["cluster"].to_numpy(), "min_value": lo["value"].to_numpy(dtype=float)},
-                       columns=GAP_SUMMARY_COLUMNS)
-    order = {g: i for i, g in enumerate(analysis.GAPS)}
-    return out.sort_values(["task", "model", "gap"], key=lambda s: s.map(order) if s.name == "gap" else s,
-                           ignore_index=True)
+    return analysis.gap_summary(gap_table)
 
 
 LEADERBOARD_COLUMNS = ["task", "model", "average", "rawlsian_min", "min_variety", "n_varieties",
