@@ -92,7 +92,7 @@ def render_html(data: ReportData, tables: list[Table], figures: dict[str, dict[s
     html = env.get_template(TEMPLATE).render(
         title=title, source=data.source, generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         tasks=tasks, overview=overview, sdqa_tables=extra, sdqa_figures=sdqa_figs, models=data.models,
-        compare_paper=data.paper is not None, meta=script_json(meta),
+        compare_paper=data.paper is not None, notices=data.notices, meta=script_json(meta),
         css=Markup(assets.joinpath("report.css").read_text("utf-8")),
         js=Markup(assets.joinpath("report.js").read_text("utf-8")))
     path = Path(out_dir) / "index.html"

@@ -38,6 +38,8 @@ class ReportData:
     comparison: Any = None  # report.compare.Comparison with --compare paper: published rows beside ours
     flags: list[dict[str, Any]] = field(default_factory=list)  # flagged scores (runner/flags.py), store only
     synthetic: list[dict[str, Any]] = field(default_factory=list)  # perturb.summary.synthetic_rows: own table
+    sample_models: set[str] = field(default_factory=set)  # models scored on the bundled sample suite
+    notices: list[str] = field(default_factory=list)  # said at the top of the report (HTML) and in its notes
 
 
 def _task_order(tasks) -> list[str]:
@@ -108,24 +110,29 @@ def _gap_summary(gap_table: pd.DataFrame) -> pd.DataFrame:
     return analysis.gap_summary(gap_table)
 
 
-LEADERBOARD_COLUMNS = ["task", "model", "average", "rawlsian_min", "min_variety", "n_varieties",
+LEADERBOARD_COLUMNS = ["task", "model", "group", "family", "average", "rawlsian_min", "min_variety", "n_varieties",
                        "n_task_varieties", "complete", "rank_average", "rank_min"]
 
 
 def _leaderboard(df: pd.DataFrame, task_sum: pd.DataFrame) -> pd.DataFrame:
     """Per task, each model's mean and minimum over its varieties' best scores (Table 3's figures per model).
     Models that miss some of the task's varieties are ranked after the complete ones: their averages are
-    over a different set and not comparable."""
+    over a different set and not comparable. With `--compare paper` the scores carry a comparison `group`
+    (split · protocol, report/compare.py) and models are ranked only within their group."""
     total = dict(zip(task_sum["task"], task_sum["n_varieties"]))
+    group_of = ({(t, m): (g, f) for t, m, g, f in zip(df["task"], df["model"], df["group"], df["family"])}
+                if "group" in df else {})
     rows = []
     for model, g in df.groupby("model", sort=True):
         for r in analysis.task_summary(g).itertuples(index=False):
-            rows.append({"task": r.task, "model": model, "average": r.average, "rawlsian_min": r.min_score,
+            group, fam = group_of.get((r.task, model), ("", ""))
+            rows.append({"task": r.task, "model": model, "group": group, "family": fam,
+                         "average": r.average, "rawlsian_min": r.min_score,
                          "min_variety": r.min_variety, "n_varieties": r.n_varieties,
                          "n_task_varieties": total[r.task], "complete": r.n_varieties == total[r.task]})
     out = pd.DataFrame(rows, columns=LEADERBOARD_COLUMNS[:-2])
     ranked = []
-    for _, g in out.groupby("task", sort=False):
+    for _, g in out.groupby(["task", "group"], sort=False):
         g = g.copy()
         for col, rank in (("average", "rank_average"), ("rawlsian_min", "rank_min")):
             order = g.sort_values(["complete", col, "model"], ascending=[False, False, True]).index
@@ -133,7 +140,7 @@ def _leaderboard(df: pd.DataFrame, task_sum: pd.DataFrame) -> pd.DataFrame:
         ranked.append(g)
     out = pd.concat(ranked) if ranked else out.assign(rank_average=[], rank_min=[])
     out[["rank_average", "rank_min"]] = out[["rank_average", "rank_min"]].astype(int)
-    return out.sort_values(["task", "rank_average"], ignore_index=True)[LEADERBOARD_COLUMNS]
+    return out.sort_values(["task", "group", "rank_average"], ignore_index=True)[LEADERBOARD_COLUMNS]
 
 
 def _model_matrix(df: pd.DataFrame, best: pd.DataFrame, models: list[str]) -> pd.DataFrame:
@@ -188,4 +195,16 @@ def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any =
         leaderboard=leaderboard, model_matrix=matrix,
         cluster_unseen={k: _cluster_unseen(k[0], k[1], v) for k, v in shown.items()},
         paper=_paper_tables(tasks) if compare_paper else None, sdqa=sdqa, n_resamples=n_resamples,
-        comparison=comparison, flags=list(inp.flags), synthetic=synthetic)
+        comparison=comparison, flags=list(inp.flags), synthetic=synthetic, sample_models=set(inp.sample_models),
+        notices=_notices(inp))
+
+
+SAMPLE_NOTICE = ("Scores of {models} are on the bundled sample suite (our own texts): they check the pipeline "
+                 "and are not comparable with published results.")
+
+
+def _notices(inp: ReportInput) -> list[str]:
+    """What the terminal says once at the end of a run, said again at the top of the report."""
+    if not inp.sample_models:
+        return []
+    return [SAMPLE_NOTICE.format(models=", ".join(sorted(inp.sample_models)))]

@@ -161,12 +161,26 @@ def table3(data: ReportData) -> Table:
     return Table("table3_task_summary", "DialectBench Table 3: task summary", cols, rows, note=note)
 
 
+def _gap_protocols(scores, task: str, model: str, gap: str, sample_models) -> str:
+    """The protocols (report/compare.py) of the rows a gap rests on: zero-shot rows for eng_eng and eng_rep,
+    the fine-tuned settings' rows for ft_rep."""
+    from dialectbench.analysis.gaps import FT_SETTINGS
+    from dialectbench.report.compare import protocol
+
+    settings = ("zero-shot",) if gap != "ft_rep" else FT_SETTINGS
+    rows = scores[(scores["task"] == task) & (scores["model"] == model) & scores["setting"].isin(settings)]
+    found = {protocol(s, t, sample=model in sample_models) for s, t in zip(rows["setting"], rows["train_on"])}
+    return "; ".join(sorted(found))
+
+
 def table4(data: ReportData) -> Table:
     cols = [Column("task", "Task"), Column("model", "Model"), Column("gap", "Gap"), Column("gap_label", "Definition"),
             Column("avg", "Average", "num"), Column("n_clusters", "Clusters", "int"),
             Column("max_cluster", "Max cluster"), Column("max_value", "Max", "num"),
             Column("min_cluster", "Min cluster"), Column("min_value", "Min", "num")]
-    rows = [{**r, "gap_label": GAP_LABELS.get(r["gap"], r["gap"]), "source": "ours"}
+    cols.insert(4, Column("rests_on", "Rests on (protocol)"))
+    rows = [{**r, "gap_label": GAP_LABELS.get(r["gap"], r["gap"]), "source": "ours",
+             "rests_on": _gap_protocols(data.scores, r["task"], r["model"], r["gap"], data.sample_models)}
             for r in _records(data.gap_summary)]
     note = ("Relative gap G(u, v) = (S(u) - S(v)) / S(u) in percent, averaged over the cluster's varieties, "
             "then over clusters; clusters where it is undefined are left out (see gaps_by_cluster).")
@@ -174,11 +188,13 @@ def table4(data: ReportData) -> Table:
         cols.insert(1, Column("source", "Source"))
         for r in _records(data.paper["gaps"]):
             rows.append({**r, "model": "mbert", "gap_label": GAP_LABELS.get(r["gap"], r["gap"]),
-                         "n_clusters": None, "source": "paper"})
+                         "n_clusters": None, "source": "paper", "rests_on": "fine-tuned (mBERT, test split)"})
         order = {g: i for i, g in enumerate(GAP_LABELS)}
         rows.sort(key=lambda r: (data.tasks.index(r["task"]) if r["task"] in data.tasks else 99,
                                  order.get(r["gap"], 9), r["source"] == "paper", r["model"]))
-        note += " Paper rows: DialectBench Table 4 (mBERT) as printed."
+        note += (" Paper rows: DialectBench Table 4 (mBERT) as printed; they average only the clusters with all "
+                 "three gaps defined (analysis.gap_summary(..., clusters='complete') rebuilds them; "
+                 "`dialectbench analyze paper` checks each cell), ours every cluster with that gap.")
     return Table("table4_gap_summary", "DialectBench Table 4: cluster-level dialect gaps", cols, rows, note=note)
 
 
@@ -241,6 +257,7 @@ def leaderboard_table(data: ReportData, task: str) -> Table:
             "varieties rank after complete ones (their averages cover fewer varieties).")
     if data.comparison is not None:  # --compare paper: "(published)" rows are DialectBench's
         note += " " + data.comparison.note(task)
+        cols[2:2] = [Column("group", "Compared as (split · protocol)"), Column("family", "Model family")]
     return Table(f"leaderboard_{task}", f"Leaderboard: {_task_label(task)}", cols, rows, task=task, note=note)
 
 
