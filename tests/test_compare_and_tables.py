@@ -114,3 +114,66 @@ def test_published_rows_compare_in_the_metric_we_store():
     match = acc[(acc["variety"] == row["variety"]) & (acc["model"] + " (published)" == row["model"]) &
                 (acc["setting"] == row["setting"])]
     assert float(match["score"].iloc[0]) == row["score"]
+
+
+# ---- issue 36 item 2: like with like
+
+def _eqa_rows(model: str, train_on: str, setting: str = "combined") -> pd.DataFrame:
+    paper = paper_scores(split="dev")
+    eqa = paper[(paper["task"] == "eqa") & (paper["model"] == "mbert")].drop_duplicates("variety").head(4)
+    return eqa.assign(model=model, score=30.0, setting=setting, train_on=train_on)[
+        ["task", "cluster", "variety", "model", "setting", "train_on", "metric", "score", "n"]]
+
+
+def test_eqa_is_compared_with_the_papers_dev_table_and_never_ranked_beside_fine_tuned_rows():
+    from dialectbench.report.compare import CROSS_FITTED, FINE_TUNED
+    from dialectbench.runner.plan import CROSS_FITTED as CROSS
+
+    cmp = paper_comparison(_eqa_rows("baseline", CROSS))
+    published = cmp.scores[cmp.scores["model"].str.endswith("(published)")]
+    assert set(published["split"]) == {"dev"} and cmp.splits["eqa"] == "dev"  # Table 14, not Table 15 (test)
+    dev = paper_scores(split="dev", metrics="all").query("task == 'eqa' and model == 'mbert' and setting == 'combined'")
+    row = published[(published["model"] == "mbert (published)") & (published["setting"] == "combined")].iloc[0]
+    assert row["score"] == float(dev[dev["variety"] == row["variety"]]["score"].iloc[0])
+    ours = cmp.scores[cmp.scores["model"] == "baseline"]
+    assert set(ours["protocol"]) == {CROSS_FITTED} and set(ours["family"]) == {"CPU baseline"}
+    assert set(ours["split"]) == {"dev"}
+    data = build_data(load_input(_eqa_rows("baseline", CROSS)), compare_paper=True, n_resamples=10)
+    board = data.leaderboard[data.leaderboard["task"] == "eqa"]
+    mine = board[board["model"] == "baseline"].iloc[0]
+    assert mine["group"] == f"dev · {CROSS_FITTED}" and mine["rank_average"] == 1  # alone in its group
+    fine = board[board["group"] == f"dev · {FINE_TUNED}"]
+    assert "mbert (published)" in set(fine["model"]) and sorted(fine["rank_average"]) == list(range(1, len(fine) + 1))
+    from dialectbench.report.tables import leaderboard_table
+
+    table = leaderboard_table(data, "eqa")
+    assert "dev split" in table.note and "not comparable" in table.note
+    assert any(c.key == "group" for c in table.columns)
+
+
+def test_a_model_with_rows_under_two_protocols_is_split_per_protocol():
+    from dialectbench.runner.plan import TRAINING_FREE
+
+    paper = paper_scores()
+    mrc = paper[(paper["task"] == "mrc") & (paper["model"] == "mbert")].drop_duplicates("variety").head(4)
+    cols = ["task", "cluster", "variety", "model", "setting", "train_on", "metric", "score", "n"]
+    free = mrc.head(2).assign(model="hf:x", setting="zero-shot", train_on=TRAINING_FREE, score=40.0)[cols]
+    tuned = mrc.tail(2).assign(model="hf:x", setting="zero-shot", train_on="english", score=40.0)[cols]
+    cmp = paper_comparison(pd.concat([free, tuned], ignore_index=True))
+    names = set(cmp.scores.loc[~cmp.scores["model"].str.endswith("(published)"), "model"])
+    assert names == {"hf:x [training-free]", "hf:x [fine-tuned]"}
+
+
+def test_sample_suite_report_html_says_not_comparable(tmp_path):
+    """The terminal's end-of-run note on sample-suite scores is said at the top of the HTML report too."""
+    from dialectbench.report import build_report
+    from dialectbench.runner import run
+
+    store = tmp_path / "s.sqlite"
+    run(store=store, tasks=["tc"], settings=["zero-shot"])  # the bundled sample suite
+    data = build_data(load_input(store), n_resamples=10)
+    assert len(data.notices) == 1 and "not comparable" in data.notices[0] and "baseline" in data.notices[0]
+    assert build_data(load_input(_ours()), n_resamples=10).notices == []
+    build_report(store, tmp_path / "r", formats=["html"], n_resamples=10)
+    html = (tmp_path / "r" / "index.html").read_text("utf-8")
+    assert "Not comparable:" in html and "bundled sample suite" in html
