@@ -291,7 +291,8 @@ def test_job_time_budget_stops_a_slow_job(server, tmp_path):
         jobs = db.jobs()
     assert jobs and all(j["status"] == "failed" for j in jobs)
     assert all("time budget of 0.1 s ran out" in j["message"] for j in jobs)
-    assert len(server.chats()) == 4 * len(jobs)  # one chunk each (4 x concurrency), then stopped
+    # the budget bounds each request too (not only the gaps between chunks): stopped within the first chunk
+    assert len(server.chats()) <= 4 * len(jobs)
 
 
 def test_invalid_replies_are_wrong_counted_and_fail_the_job(server, tmp_path):
