@@ -35,6 +35,9 @@ class FakeServer:
         self.error_headers: dict[str, str] = {}  # sent with scripted error statuses (Retry-After)
         self.raw_reply: str | None = None  # a chat reply body sent as it is (not JSON)
         self.delay = 0.0
+        self.drip = 0.0  # > 0: a POST reply's body is sent one byte per `drip` seconds (headers at once)
+        self.get_statuses: list[int] = []  # consumed one per GET /models before answering normally
+        self.stopping = threading.Event()  # ends a dripping reply when the server closes
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -49,9 +52,22 @@ class FakeServer:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if not (server.drip and self.command == "POST"):
+                    self.wfile.write(data)
+                    return
+                try:
+                    for i in range(len(data)):
+                        if server.stopping.wait(server.drip):
+                            return
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                except OSError:  # the client gave up
+                    return
 
             def do_GET(self):
+                if server.get_statuses:
+                    self._send(server.get_statuses.pop(0), {"error": "scripted"}, server.error_headers)
+                    return
                 self._send(200, {"data": [{"id": "fake-model"}]} if self.path == "/v1/models" else {})
 
             def do_POST(self):
@@ -111,6 +127,7 @@ class FakeServer:
         return [r for r in self.requests if r["path"] == "/v1/chat/completions"]
 
     def close(self) -> None:
+        self.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
