@@ -301,9 +301,11 @@ def test_hanging_server_is_bounded(server):
 def test_job_time_budget_stops_a_slow_job(server, tmp_path):
     from dialectbench.runner import Store, run
 
-    server.delay = 0.05  # each request takes >= 50 ms; the budget (0.1 s) runs out after the first chunk
+    # each request takes >= 50 ms; the budget (0.1 s) runs out within the first chunk. The model is named:
+    # asking the server for it (GET /models) is bounded by the same budget, which a loaded machine may spend
+    server.delay = 0.05
     run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "s.db",
-        backend_options={"mode": "generate", "concurrency": 1, "job_budget_s": 0.1})
+        backend_options={"mode": "generate", "concurrency": 1, "job_budget_s": 0.1, "model": "m"})
     with Store(tmp_path / "s.db") as db:
         jobs = db.jobs()
     assert jobs and all(j["status"] == "failed" for j in jobs)
