@@ -35,6 +35,9 @@ class FakeServer:
         self.error_headers: dict[str, str] = {}  # sent with scripted error statuses (Retry-After)
         self.raw_reply: str | None = None  # a chat reply body sent as it is (not JSON)
         self.delay = 0.0
+        self.drip = 0.0  # > 0: a POST reply's body is sent one byte per `drip` seconds (headers at once)
+        self.get_statuses: list[int] = []  # consumed one per GET /models before answering normally
+        self.stopping = threading.Event()  # ends a dripping reply when the server closes
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -49,9 +52,22 @@ class FakeServer:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if not (server.drip and self.command == "POST"):
+                    self.wfile.write(data)
+                    return
+                try:
+                    for i in range(len(data)):
+                        if server.stopping.wait(server.drip):
+                            return
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                except OSError:  # the client gave up
+                    return
 
             def do_GET(self):
+                if server.get_statuses:
+                    self._send(server.get_statuses.pop(0), {"error": "scripted"}, server.error_headers)
+                    return
                 self._send(200, {"data": [{"id": "fake-model"}]} if self.path == "/v1/models" else {})
 
             def do_POST(self):
@@ -111,6 +127,7 @@ class FakeServer:
         return [r for r in self.requests if r["path"] == "/v1/chat/completions"]
 
     def close(self) -> None:
+        self.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -284,14 +301,17 @@ def test_hanging_server_is_bounded(server):
 def test_job_time_budget_stops_a_slow_job(server, tmp_path):
     from dialectbench.runner import Store, run
 
-    server.delay = 0.05  # each request takes >= 50 ms; the budget (0.1 s) runs out after the first chunk
+    # each request takes >= 50 ms; the budget (0.1 s) runs out within the first chunk. The model is named:
+    # asking the server for it (GET /models) is bounded by the same budget, which a loaded machine may spend
+    server.delay = 0.05
     run(tasks=["sa"], settings=["icl"], model=f"llm:{server.url}", store=tmp_path / "s.db",
-        backend_options={"mode": "generate", "concurrency": 1, "job_budget_s": 0.1})
+        backend_options={"mode": "generate", "concurrency": 1, "job_budget_s": 0.1, "model": "m"})
     with Store(tmp_path / "s.db") as db:
         jobs = db.jobs()
     assert jobs and all(j["status"] == "failed" for j in jobs)
     assert all("time budget of 0.1 s ran out" in j["message"] for j in jobs)
-    assert len(server.chats()) == 4 * len(jobs)  # one chunk each (4 x concurrency), then stopped
+    # the budget bounds each request too (not only the gaps between chunks): stopped within the first chunk
+    assert len(server.chats()) <= 4 * len(jobs)
 
 
 def test_invalid_replies_are_wrong_counted_and_fail_the_job(server, tmp_path):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import os
 import random
 import threading
@@ -42,7 +43,13 @@ from dialectbench.backends.base import (
 )
 from dialectbench.backends.llm import prompts
 from dialectbench.backends.llm.cache import RequestCache, request_key
-from dialectbench.backends.llm.client import MAX_REPLY_CHARS, ChatClient, LLMError, TimeBudgetExceeded
+from dialectbench.backends.llm.client import (
+    LOGPROB_TOLERANCE,
+    MAX_REPLY_CHARS,
+    ChatClient,
+    LLMError,
+    TimeBudgetExceeded,
+)
 from dialectbench.data.examples import (
     MultipleChoiceExample,
     PairExample,
@@ -157,8 +164,19 @@ def pick_demos(task: str, train: Sequence[Any], k: int, seed: int) -> list[Any]:
     return demos
 
 
-def interpret(task: str, reply: str | None, example: Any, labels: Sequence[str]) -> Any:
+def bounded(reply: Any) -> Any:
+    """A reply as the request cache keeps it: one over MAX_REPLY_CHARS (not an answer: interpret calls it
+    too long) is replaced by a marker with its length and first 200 characters, so a server sending 5 MB
+    replies cannot grow the store by 5 MB a request."""
+    if isinstance(reply, str) and len(reply) > MAX_REPLY_CHARS:
+        return {"invalid": "too long", "chars": len(reply), "head": reply[:200]}
+    return reply
+
+
+def interpret(task: str, reply: str | dict[str, Any] | None, example: Any, labels: Sequence[str]) -> Any:
     """A generated reply as a prediction, or an InvalidAnswer saying why it is none."""
+    if isinstance(reply, dict):  # a marker in place of a reply that is no answer (see `bounded`)
+        return InvalidAnswer(str(reply.get("invalid", "invalid")))
     if reply is None:
         return InvalidAnswer("null")
     if len(reply) > MAX_REPLY_CHARS:
@@ -181,8 +199,8 @@ class ServerEngine:
     kind = "openai-server"
 
     def __init__(self, client: ChatClient, model: str, *, concurrency: int, prompt_format: PromptFormat,
-                 cache: RequestCache, cache_only: bool) -> None:
-        self.client, self.model, self.concurrency = client, model, concurrency
+                 cache: RequestCache, cache_only: bool, budget_s: float = DEFAULT_JOB_BUDGET_S) -> None:
+        self.client, self.model, self.concurrency, self.budget_s = client, model, concurrency, budget_s
         self.prompt_format, self.cache, self.cache_only = prompt_format, cache, cache_only
         self.chunk_size = max(1, concurrency) * 4
         self._ll_support: bool | None = None
@@ -204,7 +222,11 @@ class ServerEngine:
 
     def _map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         if self.concurrency <= 1 or len(items) <= 1:
-            return [fn(x) for x in items]
+            try:
+                return [fn(x) for x in items]
+            except KeyboardInterrupt:  # Ctrl-C, SIGTERM: no other request of this client may keep waiting
+                self.client.cancel()
+                raise
         down = threading.Event()
 
         def guarded(item: Any) -> Any:
@@ -219,6 +241,9 @@ class ServerEngine:
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
         try:
             return list(pool.map(guarded, items))
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the workers' waits end at once (within _POLL_S)
+            self.client.cancel()
+            raise
         finally:  # on an error (server down) the queued requests are dropped, not each retried in turn
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -254,14 +279,19 @@ class ServerEngine:
         return self._ll_support
 
     def _probe(self) -> dict[str, Any]:
+        deadline = time.monotonic() + self.budget_s  # the start-up checks wait no longer than a job would
         try:
-            if self.client.continuation_logprob("Label:", " yes", model=self.model) is None:
+            value = self.client.continuation_logprob("Label:", " yes", model=self.model, deadline=deadline)
+            if value is None:
                 return {"supports": False, "problem": ""}
-            if self.client.echo_misaligned(self.model):
+            if isinstance(value, dict):
+                return {"supports": False, "problem": f"its echoed prompt log-probabilities are not log-probabilities "
+                        f"({value['invalid']})"}
+            if self.client.echo_misaligned(self.model, deadline=deadline):
                 return {"supports": False, "problem": "its echoed prompt log-probabilities are misaligned with "
                         "their tokens (llama-cpp-python's server does this for models without a BOS token)"}
             return {"supports": True, "problem": ""}
-        except BackendUnavailableError:
+        except (BackendUnavailableError, TimeBudgetExceeded):  # not an answer to keep: the job fails
             raise
         except LLMError as err:
             log.info("no loglikelihood scoring on this server: %s", err)
@@ -319,17 +349,24 @@ class LLMModel:
             raise CacheOnlyMiss(f"--rescore: {len(missing)} of {len(requests)} {self.task} requests are not in "
                                 "the request cache; run without --rescore to ask the model")
         first = {key: i for i, key in reversed(list(enumerate(keys)))}
+        keep = bounded if endpoint == "generate" else (lambda reply: reply)
         size = getattr(self.engine, "chunk_size", 16)
         for start in range(0, len(missing), size):
             if time.monotonic() > deadline:
                 raise TimeBudgetExceeded(f"the job's time budget of {self.budget_s:g} s ran out with "
                                          f"{len(missing) - start} of {len(requests)} requests unanswered")
             chunk = missing[start:start + size]
-            replies = call([requests[first[key]] for key in chunk])
+            try:
+                replies = call([requests[first[key]] for key in chunk])
+            except TimeBudgetExceeded as err:  # mid-chunk: the budget bounds every wait, not only between chunks
+                raise TimeBudgetExceeded(f"the job's time budget of {self.budget_s:g} s ran out with "
+                                         f"{len(missing) - start} of {len(requests)} requests unanswered "
+                                         f"({err})") from None
             self.requests += len(chunk)
             for key, reply in zip(chunk, replies):
-                answers[key] = reply
-                self.cache.put(key, self.model_id, endpoint, requests[first[key]], reply)
+                # the answer is what the cache keeps (bounded, credentials removed): a resumed run or
+                # --rescore reads the same
+                answers[key] = self.cache.put(key, self.model_id, endpoint, requests[first[key]], keep(reply))
         return [answers[key] for key in keys]
 
     def predict(self, examples: Sequence[Any], variety: str | None = None) -> list[Any]:
@@ -366,11 +403,21 @@ class LLMModel:
                 out.append(InvalidAnswer("no log-probabilities"))
                 norm.append(out[-1])
                 continue
+            bad = next((s for s in mine if not _valid_logprob(s)), None)
+            if bad is not None:  # NaN, infinite, positive, not a number: never ranked
+                out.append(InvalidAnswer(bad["invalid"] if isinstance(bad, dict) else
+                                         f"invalid log-probabilities from {self.engine.kind}"))
+                norm.append(out[-1])
+                continue
             per_byte = [v / max(1, len((" " + o).encode("utf-8"))) for v, o in zip(mine, opts)]
             for ranked, values in ((out, mine), (norm, per_byte)):
                 best = max(range(len(opts)), key=lambda i: (values[i], -i))  # ties: the first option
                 ranked.append(best if self.task == "mrc" else opts[best])
         self.last_rankings = {"acc": out, "acc_norm": norm}
+        bad = sum(isinstance(p, InvalidAnswer) and p.reason.startswith("invalid log-prob") for p in out)
+        if bad:
+            log.warning("%s (%s): %d of %d examples got log-probabilities that are not finite numbers <= 0 "
+                        "(invalid answers, scored as wrong)", self.engine.kind, self.task, bad, len(examples))
         return out
 
     def _received(self, prompt: str) -> str:
@@ -379,6 +426,13 @@ class LLMModel:
         if not self.log_samples:  # only when logged: rendering an in-process template loads the tokenizer
             return prompt
         return self.engine.received(prompt, self.mode)
+
+
+def _valid_logprob(value: Any) -> bool:
+    """A summed log-probability fit to rank: a real, finite number <= 0 (hf-causal's sums are checked
+    here too, as are those of a store cached before this check)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and value <= LOGPROB_TOLERANCE)
 
 
 class LLMBackend:
@@ -404,12 +458,13 @@ class LLMBackend:
         self.mode, self.concurrency, self.max_invalid = mode, int(concurrency), float(max_invalid)
         self.job_budget_s, self.cache_only, self.log_samples = float(job_budget_s), cache_only, log_samples
         self.prompt_format, self.stop = PromptFormat(bool(chat_template), system_prompt), tuple(stop)
-        self.cache = RequestCache()
+        self.cache = RequestCache(scrub=self.client.scrub)
         self._engine: ServerEngine | None = None
 
     def attach_store(self, path: Any) -> None:
-        """Keep the request cache in the result store (the runner calls this before reading `config`)."""
-        self.cache = RequestCache(path)
+        """Keep the request cache in the result store (the runner calls this before reading `config`);
+        every credential the client knows is removed from what it stores."""
+        self.cache = RequestCache(path, scrub=self.client.scrub)
 
     @property
     def model(self) -> str:
@@ -424,7 +479,7 @@ class LLMBackend:
                                         f"pass the model id (model=..., ${MODEL_ENV}) or run without --rescore")
                 self._model = str(value)
             else:
-                self._model = self.client.served_model()
+                self._model = self.client.served_model(deadline=time.monotonic() + self.job_budget_s)
                 self.cache.put(key, "", "models", {"url": self.base_url}, self._model)
         return self._model
 
@@ -438,7 +493,7 @@ class LLMBackend:
         if self._engine is None:
             self._engine = ServerEngine(self.client, self.model, concurrency=self.concurrency,
                                         prompt_format=self.prompt_format, cache=self.cache,
-                                        cache_only=self.cache_only)
+                                        cache_only=self.cache_only, budget_s=self.job_budget_s)
         self._engine.cache = self.cache  # the store's, once attached
         return self._engine
 

@@ -4,6 +4,9 @@ Key = sha256 of (model, endpoint, prompt, parameters); value = the response (tex
 Written as each answer arrives (its own connection, WAL, autocommit), so a killed in-context-learning run
 resumes mid-job without asking the server again, and `--rescore` re-scores from here with no server.
 The table lives beside the result tables but is owned by this module (created on first use).
+What is stored passes through `scrub` first (the llm backend's: its API key, the Authorization value and
+URL credentials become ***), and a generated reply over backend.MAX_REPLY_CHARS (20,000 characters, not an
+answer) is stored as a marker with its length and first 200 characters, never in full.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,7 +35,9 @@ def request_key(model: str, endpoint: str, request: dict[str, Any]) -> str:
 class RequestCache:
     """Thread-safe get/put over the store's `llm_requests` table (or an in-memory dict with no store)."""
 
-    def __init__(self, path: str | Path | None = None, *, timeout: float = 60.0) -> None:
+    def __init__(self, path: str | Path | None = None, *, timeout: float = 60.0,
+                 scrub: Callable[[str], str] | None = None) -> None:
+        self._scrub = scrub
         self._lock = threading.Lock()
         self._mem: dict[str, Any] = {}
         self.path = None if path is None else Path(path)
@@ -68,7 +74,10 @@ class RequestCache:
                 self.misses += 1
         return found, (value if found else None)
 
-    def put(self, key: str, model: str, endpoint: str, request: dict[str, Any], response: Any) -> None:
+    def put(self, key: str, model: str, endpoint: str, request: dict[str, Any], response: Any) -> Any:
+        """Store a response; returns it as stored (credentials scrubbed), which is what a later get gives."""
+        if self._scrub is not None:
+            request, response = _scrubbed(request, self._scrub), _scrubbed(response, self._scrub)
         with self._lock:
             self._mem[key] = response
             if self._conn is not None:
@@ -77,11 +86,23 @@ class RequestCache:
                     " VALUES (?, ?, ?, ?, ?, ?)",
                     (key, model, endpoint, json.dumps(request, ensure_ascii=False, sort_keys=True),
                      json.dumps(response, ensure_ascii=False), datetime.now(UTC).isoformat()))
+        return response
 
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+def _scrubbed(value: Any, scrub: Callable[[str], str]) -> Any:
+    """`value` with `scrub` applied to every string in it (keys included)."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {_scrubbed(k, scrub): _scrubbed(v, scrub) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrubbed(v, scrub) for v in value]
+    return value
 
 
 def cached_requests(path: str | Path) -> list[dict[str, Any]]:
