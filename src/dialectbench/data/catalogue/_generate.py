@@ -400,23 +400,23 @@ def sa(files: Files) -> dict[str, Any]:
     # what each dataset's labels mean, in its own words (models.py TASK_LABELS is the task's one set)
     meanings = {
         "tsac": ({"positive": "positive", "negative": "negative"},
-                 "README: 'user comments manually annotated to positive and negative polarities' (the label "
-                 "is the file: train_pos/train_neg, test_pos/test_neg)"),
+                 ("README: 'user comments manually annotated to positive and negative polarities' (the label "
+                 "is the file: train_pos/train_neg, test_pos/test_neg)")),
         "tunizi": ({"1": "positive", "-1": "negative"},
                    "README: version 1 'with 47% annotated as positive (1) and 53% as negative (-1)'"),
         "astd": ({"POS": "positive", "NEG": "negative", "NEUTRAL": "mixed", "OBJ": "neutral"},
-                 "README and Nabil, Aly and Atiya (2015): 'four classes subjective positive, subjective "
+                 ("README and Nabil, Aly and Atiya (2015): 'four classes subjective positive, subjective "
                  "negative, subjective mixed, and objective' (POS, NEG, NEUTRAL, OBJ): ASTD's NEUTRAL is "
-                 "subjective mixed, its OBJ (no sentiment) what the other datasets call neutral"),
+                 "subjective mixed, its OBJ (no sentiment) what the other datasets call neutral")),
         "mac": ({"positive": "positive", "negative": "negative", "neutral": "neutral", "mixed": "mixed"},
-                "README: tweets 'manually labeled' with sentiment type positive, negative, neutral or mixed "
+                ("README: tweets 'manually labeled' with sentiment type positive, negative, neutral or mixed "
                 "(column `type`), and a lexicon 'labeled as positive, negative and neutral': neutral is a "
-                "text without sentiment, mixed one with both polarities, two classes"),
+                "text without sentiment, mixed one with both polarities, two classes")),
         "ajgt": ({"Positive": "positive", "Negative": "negative"},
                  "README: 1,800 tweets 'annotated as positive and negative'"),
         "saudibank": ({"POS": "positive", "NEG": "negative", "NEU": "neutral"},
-                      "README: tweets 'labeled as \"Negative\", ... \"Positive\", and ... \"Neutral\"' "
-                      "(column `Final annotation`: NEG, POS, NEU)"),
+                      ("README: tweets 'labeled as \"Negative\", ... \"Positive\", and ... \"Neutral\"' "
+                      "(column `Final annotation`: NEG, POS, NEU)")),
     }
     for key, (mapping, definition) in meanings.items():
         datasets[key]["labels"] = {"map": mapping, "definition": definition}
