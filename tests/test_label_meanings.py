@@ -19,8 +19,14 @@ from dialectbench.data import user_catalogue
 from dialectbench.data.catalogue import load_catalogue
 from dialectbench.data.examples import Sentence, TextExample
 from dialectbench.runner import Store, run
-from dialectbench.runner.flags import (describe, evaluation_flags, kept_out, label_meanings_gap, needs_warning,
-                                       skewed_predictions)
+from dialectbench.runner.flags import (
+    describe,
+    evaluation_flags,
+    kept_out,
+    label_meanings_gap,
+    needs_warning,
+    skewed_predictions,
+)
 
 run_mod = importlib.import_module("dialectbench.runner.run")
 
