@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from runner_fakes import FakeSource
@@ -139,7 +139,7 @@ class _MeaningSource(FakeSource):
     """Standard arabic and tunisian come from datasets that declare their label meanings, moroccan from one
     that does not."""
 
-    DATASETS = {"standard arabic": ("mac", True), "tunisian arabic": ("tsac", True), "moroccan arabic": ("x", False)}
+    DATASETS: ClassVar[dict] = {"standard arabic": ("mac", True), "tunisian arabic": ("tsac", True), "moroccan arabic": ("x", False)}
 
     def label_meanings(self, task: str, variety: str) -> tuple[str, bool]:
         return self.DATASETS[variety]
@@ -153,7 +153,7 @@ class _Echo:
         return M()
 
     name = "echo"
-    config: dict = {}
+    config: ClassVar[dict] = {}
 
 
 def test_a_cross_dataset_job_with_undeclared_meanings_is_flagged_and_kept_out_of_summaries(tmp_path):
