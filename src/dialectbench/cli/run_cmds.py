@@ -151,24 +151,34 @@ def _print_summary(store: Path, keys: list[str]) -> None:
 
 
 def _print_flags(store: Path, keys: list[str]) -> None:
-    """One warning line per flagged job (unseen test labels, below the majority rate, fallbacks)."""
+    """One line per flagged job: warnings (unseen test labels, below the majority rate, skewed predictions,
+    fallbacks, a leak) first, then every other flag a score carries, even alone (an overlap under the
+    leak threshold, a narrowed label space), so no flag is seen only in the report and export."""
     from dialectbench.runner.flags import describe, needs_warning
 
     with Store(store) as db:
         every = db.flagged(keys)
-    flagged = [r for r in every if needs_warning({"flags": r["flags"]})]
     if any(r["flags"].get("sample_suite") for r in every):  # said once, not on every line below
         stderr.print("note: scores on the bundled sample suite (our own texts) check the pipeline; they are "
                      "not comparable with published results", highlight=False)
-    if not flagged:
-        return
-    warn(f"{len(flagged)} score(s) flagged (kept in the store; see the report):")
-    for r in flagged[:MAX_LISTED]:
+    listed = [r for r in every if set(r["flags"]) - {"sample_suite"}]
+    flagged = [r for r in listed if needs_warning({"flags": r["flags"]})]
+    noted = [r for r in listed if not needs_warning({"flags": r["flags"]})]
+    if flagged:
+        warn(f"{len(flagged)} score(s) flagged (kept in the store; see the report):")
+        _flag_lines(flagged, describe)
+    if noted:
+        stderr.print(f"note: {len(noted)} score(s) carry recorded facts (see the report):", highlight=False)
+        _flag_lines(noted, describe)
+
+
+def _flag_lines(rows: list[dict[str, Any]], describe: Any) -> None:
+    for r in rows[:MAX_LISTED]:
         said = describe({k: v for k, v in r["flags"].items() if k != "sample_suite"})
         stderr.print(f"  - {_where(r['task'], r['setting'], r['variety'])}: {'; '.join(said)}",
                      highlight=False, markup=False, soft_wrap=True)
-    if len(flagged) > MAX_LISTED:
-        stderr.print(f"  ... and {len(flagged) - MAX_LISTED} more (`dialectbench results export --all` lists them)")
+    if len(rows) > MAX_LISTED:
+        stderr.print(f"  ... and {len(rows) - MAX_LISTED} more (`dialectbench results export --all` lists them)")
 
 
 def _terminate(signum: int, frame: object) -> None:

@@ -142,6 +142,12 @@ class DataSource:
                                                  f"{', '.join(e.variety for e in cat.entries[:8])}...")
         return found
 
+    def label_meanings(self, task: str, variety: str) -> tuple[str, bool]:
+        """(dataset, whether the catalogue declares what its labels mean) of a variety's data: two
+        datasets that both declare them score one label set (catalogue/models.py TASK_LABELS)."""
+        entry = self.entry(task, variety)
+        return entry.dataset, self.catalogue(task).meanings_declared(entry.dataset)
+
     # -- file resolution
     def locate(self, ref: FileRef) -> tuple[str, Path | None]:
         """(status, local path): sample/mirror (under root), cached, or remote/missing (no local file)."""

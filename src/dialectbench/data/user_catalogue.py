@@ -480,6 +480,9 @@ class UserDataSource:
     def load(self, task: str, variety: str, split: str) -> list[Any]:
         return self._of(task, variety).load(task, variety, split)
 
+    def label_meanings(self, task: str, variety: str) -> tuple[str, bool]:
+        return self._of(task, variety).label_meanings(task, variety)
+
     def fingerprint(self, task: str, variety: str, split: str) -> str:
         return self._of(task, variety).fingerprint(task, variety, split)
 

@@ -475,9 +475,10 @@ class Store:
                include_overlap: bool = False) -> list[dict[str, Any]]:
         """The scores table (contract columns). `latest`: one row per (task, variety, model, setting,
         train_on, metric), the most recently finished; `detail` adds job key, run id, seed, signature.
-        A job whose test set overlaps its training data above the leak threshold (runner/flags.py) is
-        left out unless `include_overlap`: every maximum, summary, gap and report reads this table."""
-        from dialectbench.runner.flags import leaked
+        A job whose test set overlaps its training data above the leak threshold, or whose training and
+        test label meanings are not known to align (runner/flags.py `kept_out`), is left out unless
+        `include_overlap`: every maximum, summary, gap and report reads this table."""
+        from dialectbench.runner.flags import kept_out
 
         rows = self.conn.execute(
             "SELECT s.*, j.seed, j.finished_at FROM scores s JOIN jobs j USING (job_key)"
@@ -486,7 +487,7 @@ class Store:
         for r in out:
             r["flags"] = _flags(r["extra"])
         if not include_overlap:
-            out = [r for r in out if not leaked(r["flags"])]
+            out = [r for r in out if not kept_out(r["flags"])]
         if keys is not None:
             wanted = set(keys)
             out = [r for r in out if r["job_key"] in wanted]
