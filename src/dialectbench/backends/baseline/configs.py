@@ -40,7 +40,7 @@ class ParserConfig:
     char_filters: int = 64
     lstm_hidden: int = 150        # per direction; sized for a few CPU minutes on UD_English-EWT
     lstm_layers: int = 2
-    conv_dim: int = 256           # arch="cnn": width of the convolution blocks
+    conv_dim: int = 128           # arch="cnn": width of the convolution blocks
     conv_dilations: tuple[int, ...] = (1, 2, 4, 8)  # arch="cnn": one block each; context +-15 words
     arc_hidden: int = 256
     label_hidden: int = 64
