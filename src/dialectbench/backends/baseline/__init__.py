@@ -65,6 +65,12 @@ def worker_modules(tasks: Sequence[str] | None = None) -> list[str]:
     return list(dict.fromkeys(name for group in names for name in group))
 
 
+# ParserConfig fields an encoder does not read, left out of the job key. The BiLSTM's key is exactly its
+# key from before `arch` existed (its scores are unchanged, so stored ones stay valid); any other
+# encoder's key holds `arch`, so no score of one encoder is ever reused as the other's.
+_UNUSED_BY_ARCH = {"bilstm": ("arch", "conv_dim", "conv_dilations"), "cnn": ("lstm_hidden", "lstm_layers")}
+
+
 class BaselineBackend:
     """Backend protocol implementation: `fit(task, train, dev, seed=0) -> BaselineModel`."""
 
@@ -79,7 +85,8 @@ class BaselineBackend:
     @property
     def config(self) -> dict[str, Any]:
         """Settings that change results (verbosity and thread count do not)."""
-        parser = {k: v for k, v in asdict(self.parser_config).items() if k not in ("verbose", "threads")}
+        parser = {k: v for k, v in asdict(self.parser_config).items()
+                  if k not in ("verbose", "threads", *_UNUSED_BY_ARCH.get(self.parser_config.arch, ()))}
         return {"parser": parser, "crf": asdict(self.crf_config)}
 
     def fit_weight(self, task: str, train_bytes: float, *, dev: bool = False) -> float | None:
