@@ -38,6 +38,7 @@ class ReportData:
     comparison: Any = None  # report.compare.Comparison with --compare paper: published rows beside ours
     flags: list[dict[str, Any]] = field(default_factory=list)  # flagged scores (runner/flags.py), store only
     synthetic: list[dict[str, Any]] = field(default_factory=list)  # perturb.summary.synthetic_rows: own table
+    headline: list[dict[str, Any]] = field(default_factory=list)  # analysis.headline_rows: as the terminal
 
 
 def _task_order(tasks) -> list[str]:
@@ -169,9 +170,12 @@ def _paper_tables(tasks: list[str]) -> dict[str, pd.DataFrame]:
 def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any = None,
                n_resamples: int = 1000, sdqa: dict[str, Any] | None = None) -> ReportData:
     """Run the analysis package over one scores table (synthetic varieties set aside: own table only)."""
+    from dialectbench.analysis.headline import headline_rows, headlines
     from dialectbench.perturb.summary import split_synthetic, synthetic_rows
 
     synthetic = synthetic_rows(inp.scores)
+    # the headline results.json and the terminal show (a store's), else the same function on the table
+    head = headline_rows(inp.headline if inp.headline is not None else headlines(inp.scores.to_dict("records")))
     df = split_synthetic(inp.scores)[0]
     tasks = _task_order(df["task"])
     models = sorted(df["model"].unique())
@@ -200,4 +204,4 @@ def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any =
         leaderboard=leaderboard, model_matrix=matrix,
         cluster_unseen={k: _cluster_unseen(k[0], k[1], v) for k, v in shown.items()},
         paper=_paper_tables(tasks) if compare_paper else None, sdqa=sdqa, n_resamples=n_resamples,
-        comparison=comparison, flags=list(inp.flags), synthetic=synthetic)
+        comparison=comparison, flags=list(inp.flags), synthetic=synthetic, headline=head)

@@ -29,7 +29,6 @@ import platform
 import re
 import statistics
 import sys
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
