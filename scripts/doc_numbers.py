@@ -43,7 +43,7 @@ def render_goldp(gold: Mapping[str, float], dialects: Mapping[str, Sequence[floa
 
 
 _GOLDP_LINE = re.compile(r"Gold-question F1 on the mirror \(.*?\): (?P<gold>.*?);\n  per dialect on the ASR "
-                         r"questions: (?P<dialects>.*)\.$", re.S)
+                         r"questions: (?P<dialects>.*)\.$", re.DOTALL)
 
 
 def parse_goldp(block: str) -> tuple[dict[str, float], dict[str, list[float]]]:

@@ -110,3 +110,18 @@ def test_results_json_terminal_and_report_show_the_same_headline(store, tmp_path
     data = build_data(load_input(path))
     report = {r["setting"]: r for r in data.headline}
     assert report["in-variety"]["mean"] == "70.0" and report["in-variety"]["spread"] == printed["in-variety"]["spread"]
+
+
+def test_n_shot_and_model_identity_come_from_the_backend_config():
+    from dialectbench.runner.results_file import models, n_samples, n_shot
+
+    icl = {"task": "sa", "setting": "icl", "model": "hf-causal:x", "variety": "a", "status": "done", "n": 8,
+           "config": {"model": "hf-causal:x", "backend": {"k": 4, "revision": "abc123", "model": "x"},
+                      "limit": 8}}
+    ft = {"task": "sa", "setting": "in-variety", "model": "baseline", "variety": "a", "status": "done", "n": 9,
+          "config": {"model": "baseline", "backend": {"parser": {}}, "seed": 0}}
+    assert n_shot([icl, ft]) == {"sa": {"icl": 4, "in-variety": None}}
+    assert models([icl, ft]) == {"hf-causal:x": {"revision": "abc123", "model_id": "x"},
+                                 "baseline": {"revision": None}}
+    entries = [{"task": "sa", "setting": "icl", "model": "hf-causal:x", "varieties": ["a"]}]
+    assert n_samples([icl, ft], entries) == {"sa": {"effective": 8, "original": None, "limit": 8}}

@@ -240,12 +240,19 @@ def n_samples(jobs: Sequence[Mapping[str, Any]], entries: Sequence[Mapping[str, 
     return out
 
 
+def _backend_config(job: Mapping[str, Any]) -> dict[str, Any]:
+    """The backend's part of a job config (`{"model", "backend": {...}, "seed", ...}`), else the config."""
+    config = job.get("config") or {}
+    inner = config.get("backend")
+    return inner if isinstance(inner, dict) else config
+
+
 def n_shot(jobs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per task and setting, the in-context examples per prompt (the job config's `k`: a number, or the
     paper's per-task choice, "paper"); null for a setting that trains a model rather than prompting one."""
     out: dict[str, dict[str, Any]] = {}
     for job in jobs:
-        config = job.get("config") or {}
+        config = _backend_config(job)
         ks = out.setdefault(job["task"], {}).setdefault(job["setting"], [])
         k = config.get("k")
         if k is not None and k not in ks:
@@ -261,7 +268,7 @@ def models(jobs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     id: the keys of MODEL_IDENTITY found there), else `{"revision": null}`: not recorded by its backend."""
     out: dict[str, dict[str, Any]] = {}
     for job in jobs:
-        config = job.get("config") or {}
+        config = _backend_config(job)
         found = out.setdefault(job["model"], {})
         for key in MODEL_IDENTITY:
             if config.get(key) is not None:
