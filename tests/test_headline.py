@@ -63,17 +63,41 @@ def test_headline_leaves_out_synthetic_and_flagged_names_them_and_never_mixes_se
     assert zs["mean"] == 50.0 and zs["stderr"] is None and zs["stderr_method"] is None
 
 
-def test_item_level_stderr_is_the_bootstrap_se_of_the_varieties_combined(store):
+def test_item_level_stderr_combines_each_varietys_se_over_its_examples(store):
     from dialectbench.runner.headline import store_headlines
 
     path, keys = store
     with Store(path) as db:
         iv = next(e for e in store_headlines(db, keys) if e["setting"] == "in-variety")
-    # each variety: a mean of 10 Bernoulli values; bootstrap SE ~ sqrt(p(1-p)/n) (100 x): a 15.5, b 12.6
+    # each variety: a mean of 10 0/1 values: SE sqrt(p(1-p)/n) x 100 (a 15.5, b 12.6); the mean's SE
+    # sqrt(se_a^2 + se_b^2) / 2
     se_a, se_b = 100 * math.sqrt(0.24 / 10), 100 * math.sqrt(0.16 / 10)
-    expected = math.sqrt(se_a ** 2 + se_b ** 2) / 2
-    assert iv["stderr_method"] == "item_bootstrap"
-    assert iv["stderr"] == pytest.approx(expected, rel=0.15)  # 1,000 draws: a bootstrap, not a formula
+    assert iv["stderr_method"] == "item_delta"
+    assert iv["stderr"] == pytest.approx(math.sqrt(se_a ** 2 + se_b ** 2) / 2)
+
+
+def test_score_se_is_the_large_sample_item_bootstrap_for_each_kind_of_evidence():
+    """The delta-method SE agrees with the item bootstrap (score_interval) on pooled counts, entity counts
+    and per-example values; a statistic that does not reproduce the score gives none."""
+    import numpy as np
+
+    from dialectbench.analysis.intervals import score_interval, score_se
+
+    rng = np.random.default_rng(1)
+    words = rng.integers(5, 30, size=400)
+    right = np.round(words * rng.uniform(0.5, 1.0, size=400))
+    pooled = {"stats": np.stack([right, words], axis=1).tolist()}
+    tp = rng.integers(0, 4, size=400)
+    entities = {"stats": np.stack([tp, tp + rng.integers(0, 2, size=400), tp + rng.integers(0, 2, size=400)],
+                                  axis=1).tolist()}
+    values = {"values": (rng.random(400) < 0.7).astype(float).tolist()}
+    for evidence, score in ((pooled, 100 * right.sum() / words.sum()),
+                            (entities, 100 * 2 * tp.sum() / (np.sum(entities["stats"], axis=0)[1:].sum())),
+                            (values, 100 * np.mean(values["values"]))):
+        se = score_se(float(score), evidence)["se"]
+        boot = score_interval(float(score), evidence, n_resamples=2000)["se"]
+        assert se == pytest.approx(boot, rel=0.1)
+    assert score_se(12.3, values) is None
 
 
 def test_one_missing_evidence_means_no_item_stderr_only_the_named_spread():

@@ -4,9 +4,9 @@ headline table, the report's and `results.json`'s `results` (issue 36 item 1), s
 A headline is the mean of the task's stored metric over the real varieties whose scores enter summaries:
 synthetic varieties (`perturb`) and scores the caller excludes (a flagged job, e.g. test/train overlap
 above the leak threshold) are left out, counted and named. Settings are never mixed. Its `stderr` is the
-item-level bootstrap standard error of that mean, sqrt(sum se_i^2) / k from each variety's bootstrap SE
-over its own examples, where every score has per-example evidence that reproduces it
-(`analysis.intervals`); otherwise `stderr` is None and `std_over_varieties` (the sample standard
+item-level standard error of that mean, sqrt(sum se_i^2) / k from each variety's SE over its own test
+examples (`analysis.intervals.score_se`: the delta method, the large-sample value of the item bootstrap),
+where every score has per-example evidence that reproduces it; otherwise `stderr` is None and `std_over_varieties` (the sample standard
 deviation of the varieties' scores, n - 1) is the only spread given, named for what it is.
 """
 
@@ -18,8 +18,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-ITEM_BOOTSTRAP = "item_bootstrap"  # `stderr_method` when every variety's score had a bootstrap SE
-N_RESAMPLES = 1000  # one draw count and seed (0) for every caller: the same stderr everywhere
+# `stderr_method` when every variety's score had an item-level SE: the delta method over its examples
+ITEM_DELTA = "item_delta"
 
 
 def _declared(task: str) -> Any:
@@ -55,7 +55,7 @@ def higher_is_better(task: str, metric: str) -> bool:
 
 def headlines(rows: Iterable[Mapping[str, Any]], excluded: Iterable[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
     """One entry per (task, setting, model) of `rows` (score rows: task, variety, model, setting, metric,
-    score; optional `se`, the score's item-level bootstrap SE, and `excluded`, a reason to leave it out).
+    score; optional `se`, the score's item-level standard error, and `excluded`, a reason to leave it out).
     `excluded`: more rows left out by the caller (task, setting, model, variety, reason), e.g. flagged jobs
     the store no longer lists. Entries: metric, higher_is_better, mean, n (varieties averaged), varieties,
     std_over_varieties, stderr, stderr_method, excluded [{variety, reason}], n_excluded, and where there
@@ -110,7 +110,7 @@ def headlines(rows: Iterable[Mapping[str, Any]], excluded: Iterable[Mapping[str,
             "higher_is_better": higher_is_better(task, metric) if metric else None,
             "mean": statistics.fmean(values) if values else None, "n": k, "varieties": list(scores),
             "std_over_varieties": statistics.stdev(values) if k >= 2 else None,
-            "stderr": stderr, "stderr_method": ITEM_BOOTSTRAP if stderr is not None else None,
+            "stderr": stderr, "stderr_method": ITEM_DELTA if stderr is not None else None,
             "excluded": [{"variety": v, "reason": why} for v, why in sorted(g["excluded"].items())
                          if v not in scores],
         }

@@ -71,3 +71,32 @@ def mean_interval(ses: list[float], mean: float, confidence: float = 0.95) -> tu
     se = float(np.sqrt(np.sum(np.square(ses)))) / len(ses)
     z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     return mean - z * se, mean + z * se
+
+
+def _ratio_parts(how: str, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-example numerator and denominator of the statistic: every candidate is a ratio of sums."""
+    if how == "mean of per-example values":
+        return data, np.ones_like(data)
+    if how == "pooled entity counts":
+        return 2.0 * data[:, 0], data[:, 1] + data[:, 2]
+    return data[:, 0], data[:, -1]
+
+
+def score_se(score: float, evidence: dict[str, Any] | None) -> dict[str, Any] | None:
+    """{se, how} in points: the item-level standard error of a stored score, by the delta method for a
+    ratio of sums, sqrt(sum (a_i - R b_i)^2) / sum b_i (for a mean of per-example values, sd / sqrt(n)):
+    the large-sample value the item bootstrap estimates, in O(n) and without draws (a headline reads one
+    per score of a run; a report of 50,000 scores cannot bootstrap each). None when no statistic
+    reproduces the stored score."""
+    for how, data, stat in _candidates(evidence or {}):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            estimate = 100.0 * float(stat(data[None, ...], axis=1)[0])
+        if not np.isfinite(estimate) or abs(estimate - score) > TOLERANCE:
+            continue
+        a, b = _ratio_parts(how, data)
+        total = float(np.sum(b))
+        if total <= 0:
+            continue
+        ratio = float(np.sum(a)) / total
+        return {"se": 100.0 * float(np.sqrt(np.sum((a - ratio * b) ** 2))) / total, "how": how}
+    return None

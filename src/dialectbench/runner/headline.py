@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from dialectbench.analysis.headline import N_RESAMPLES, headlines
-from dialectbench.analysis.intervals import score_interval
+from dialectbench.analysis.headline import headlines
+from dialectbench.analysis.intervals import score_se
 from dialectbench.data.overlap import MAX_OVERLAP
 from dialectbench.runner.flags import leaked
 
@@ -41,13 +41,13 @@ def _is_matrix(stats: Any) -> bool:
 
 def store_headlines(db: Any, keys: Sequence[str] | None = None, *, item_se: bool = True) -> list[dict[str, Any]]:
     """analysis.headlines over the store's latest scores of `keys`' jobs (all when None), each score with
-    its item-level bootstrap SE where its evidence reproduces it (`item_se`), and the jobs the store keeps
+    its item-level standard error (analysis.intervals.score_se) where its evidence reproduces it (`item_se`), and the jobs the store keeps
     out of summaries (overlap above MAX_OVERLAP %) named as excluded."""
     rows = db.scores(keys, latest=True, detail=True)
     for r in rows:
         if item_se and r.get("score") is not None and math.isfinite(float(r["score"])):
-            ci = score_interval(float(r["score"]), job_evidence(db, r["job_key"]), n_resamples=N_RESAMPLES)
-            r["se"] = ci["se"] if ci else None
+            found = score_se(float(r["score"]), job_evidence(db, r["job_key"]))
+            r["se"] = found["se"] if found else None
     excluded = [{**{k: r[k] for k in ("task", "setting", "model", "variety")},
                  "reason": f"test overlaps training by {100.0 * float(r['flags']['overlap']['share']):.1f}%"
                            f" > {MAX_OVERLAP:g}%"}
