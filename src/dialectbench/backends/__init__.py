@@ -73,6 +73,26 @@ def worker_modules(backend: str | Any, tasks: Sequence[str] | None = None) -> li
 
 
 _NEEDS_ARGUMENT = ("hf", "llm", "hf-causal")
+# families that prompt a model in context (their backends say `supports_icl = True`): a plan lists icl jobs
+_ICL_FAMILIES = ("llm", "hf-causal")
+# families `plan --estimate` costs by timing a BERT-base-sized training step (runner/estimate.py)
+ENCODER_FAMILIES = ("hf", "mbert", "xlmr")
+
+
+def supports_icl(name: str) -> bool:
+    """Whether the backend `name` runs icl jobs, without importing it (a plan of a name)."""
+    return name.strip().partition(":")[0] in _ICL_FAMILIES
+
+
+def cost_estimator(name: str) -> Any:
+    """The backend's own cost estimate for `plan --estimate`: an object with `job_seconds(task, n_train,
+    n_dev, n_test, train_words=, test_words=) -> (fit s, eval s)` (the baseline: per-word costs measured on
+    UD), "encoder-step" for the transformer encoders (timed here by runner/estimate), or None (not costed:
+    generation and in-context families, whose cost is the server's or the LLM's)."""
+    prefix = name.strip().partition(":")[0]
+    if prefix == "baseline":
+        return get_backend(name)
+    return "encoder-step" if prefix in ENCODER_FAMILIES else None
 
 
 def check_name(name: str) -> None:

@@ -457,7 +457,14 @@ class Store:
 
     @staticmethod
     def _write_samples(c: sqlite3.Connection, r: JobRecord) -> None:
-        c.execute("DELETE FROM samples WHERE job_key = ?", (r.job_key,))  # this run's samples, or none
+        if not r.samples:
+            # a run without --log-samples (a --rescore from the request cache) never deletes what an earlier
+            # run logged: the prompts and raw answers stay; only stored samples of other examples go
+            if r.example_ids:
+                c.execute(f"DELETE FROM samples WHERE job_key = ? AND example_id NOT IN"
+                          f" ({', '.join('?' * len(r.example_ids))})", (r.job_key, *r.example_ids))
+            return
+        c.execute("DELETE FROM samples WHERE job_key = ?", (r.job_key,))  # new samples replace the old
         ids = list(r.example_ids) or [str(i) for i in range(len(r.samples))]
         c.executemany("INSERT INTO samples (job_key, idx, example_id, prompt, response, gold)"
                       " VALUES (?, ?, ?, ?, ?, ?)",

@@ -101,6 +101,15 @@ class BaselineBackend:
         batches = math.ceil(words / self.parser_config.batch_tokens)
         return PARSER_COST_PER_WORD * self.parser_config.expected_words(words, batches, dev)
 
+    def job_seconds(self, task: str, n_train: int, n_dev: int, n_test: int, *, train_words: float | None = None,
+                    test_words: float | None = None) -> tuple[float | None, float | None]:
+        """This backend's own cost estimate for `plan --estimate`: (fit, evaluation) CPU-seconds of one job
+        from per-word costs measured on UD (baseline/costs.py); None where not costed."""
+        from dialectbench.backends.baseline.costs import job_seconds
+
+        return job_seconds(task, n_train, n_dev, n_test, parser=self.parser_config, train_words=train_words,
+                           test_words=test_words)
+
     def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None = None, *,
             seed: int = 0) -> BaselineModel:
         if task in ("did", "sa", "tc"):
