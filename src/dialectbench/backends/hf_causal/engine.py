@@ -203,7 +203,16 @@ class HFCausalEngine:
 
         with torch.inference_mode():
             result = self._model(input_ids=torch.tensor([prefix], device=self.device), use_cache=True)
-        past = getattr(result, "cache", None) or result.past_key_values
+        past = getattr(result, "cache", None)
+        if past is None:
+            past = getattr(result, "past_key_values", None)
+        from transformers import Cache
+
+        if not isinstance(past, Cache):  # remote code returning legacy tuples (or no cache): full prompts
+            log.warning("hf-causal: %s returns no transformers Cache; every prompt is run in full",
+                        self.source)
+            self.prefix_cache, self._prefix = False, None
+            return []
         self._prefix = (prefix, past)
         return prefix
 
