@@ -292,8 +292,9 @@ GEN_KWARGS_OPT = typer.Option(None, "--gen-kwargs", help="icl generation, lm-eva
                               "max_tokens=N,temperature=T,stop=A|B (aliases max_gen_toks, until; \\n is a "
                               "newline). Default greedy.")
 MODEL_ARGS_OPT = typer.Option(None, "--model-args", help="key=value,... hf-causal: dtype (auto, float32, bfloat16, "
-                              "float16), revision, trust_remote_code (off unless given); llm: model, timeout, "
-                              "retries.")
+                              "float16), revision, trust_remote_code (off unless given), prefix_cache (on: the "
+                              "shared prompt computed once per job; false runs every full prompt); llm: model, "
+                              "timeout, retries.")
 CHAT_TEMPLATE_OPT = typer.Option(None, "--chat-template/--no-chat-template", help="icl: wrap the paper's prompt in "
                                  "the model's chat template (default: on for llm: servers, whose chat endpoint "
                                  "applies it; off for hf-causal:, lm-evaluation-harness's default).")

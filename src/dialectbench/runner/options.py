@@ -33,7 +33,7 @@ from typing import Any
 GEN_KWARGS: dict[str, type] = {"max_tokens": int, "temperature": float, "stop": list}
 GEN_ALIASES = {"max_gen_toks": "max_tokens", "max_new_tokens": "max_tokens", "until": "stop"}
 MODEL_ARGS: dict[str, dict[str, type]] = {
-    "hf-causal": {"dtype": str, "revision": str, "trust_remote_code": bool},
+    "hf-causal": {"dtype": str, "revision": str, "trust_remote_code": bool, "prefix_cache": bool},
     "llm": {"model": str, "timeout": float, "retries": int},
 }
 
