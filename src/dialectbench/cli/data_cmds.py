@@ -7,9 +7,10 @@ from pathlib import Path
 
 import typer
 
+from dialectbench.cli.convention import StrictGroup
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr, warn
 
-data_app = typer.Typer(help="Datasets: fetch into the cache, list what is where, count examples and tokens, "
+data_app = typer.Typer(cls=StrictGroup, help="Datasets: fetch into the cache, list what is where, count examples and tokens, "
                        "audit train/test overlap.",
                        no_args_is_help=True)
 

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from dialectbench.cli.convention import StrictGroup
 from dialectbench.cli.output import Format, emit, emit_to, fail, stderr, warn
 from dialectbench.extras import MissingExtra
 from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
@@ -25,7 +26,7 @@ from dialectbench.scores import SCORE_COLUMNS
 MAX_LISTED = 25  # skip/problem lines printed before "... and N more"
 TABLE_LIMIT = 1000  # `results export --format table` rows: a terminal table of 100,000 rows helps nobody
 
-results_app = typer.Typer(help="Read results out of a result store.", no_args_is_help=True)
+results_app = typer.Typer(cls=StrictGroup, help="Read results out of a result store.", no_args_is_help=True)
 
 
 class RichProgress:

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import typer
 
+from dialectbench.cli.convention import StrictGroup
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr, warn
 from dialectbench.extras import MissingExtra
 
-sdqa_app = typer.Typer(help="Spoken dialectal QA (SD-QA): ASR, WER by dialect, QA, fairness, demo.",
+sdqa_app = typer.Typer(cls=StrictGroup, help="Spoken dialectal QA (SD-QA): ASR, WER by dialect, QA, fairness, demo.",
                        no_args_is_help=True)
 
 DATA_DIR = typer.Option(..., "--data-dir", "-d", help="SD-QA folder (holding <split>/<lang>/) or its parent.")
