@@ -56,11 +56,11 @@ def prefer(new: Any, old: Any, old_name: str, new_name: str) -> Any:
 
 
 def comma_list(values: list[str] | str | None) -> list[str] | None:
-    """`-t dep,pos -t ner` -> ['dep', 'pos', 'ner'] (None when nothing was given)."""
-    if values is None:
-        return None
-    values = [values] if isinstance(values, str) else values
-    items = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    """`-t dep,pos -t ner` -> ['dep', 'pos', 'ner'] (None when nothing was given); commas inside a variety
+    name's parentheses do not split it."""
+    from dialectbench.runner.plan import split_names
+
+    items = split_names(values) if values else None
     return items or None
 
 
@@ -72,3 +72,21 @@ def one_of(values: list[str] | None, option: str) -> str | None:
     if items and len(items) > 1:
         fail(f"{option} takes one value here, not {len(items)} ({', '.join(items)})")
     return items[0] if items else None
+
+
+# -- options shared by every command that takes them (one spelling, one help text)
+CATALOGUE_OPTION = typer.Option(None, "--catalogue", help="Your own dataset catalogue YAML (repeatable; also "
+                                "$DIALECTBENCH_CATALOGUE, paths separated by ':').")
+
+
+def use_catalogues(paths: list[Any] | None) -> list[Any]:
+    """Load the user's catalogues (--catalogue and $DIALECTBENCH_CATALOGUE): their varieties join the
+    registry and their datasets the data sources; a bad file is a clear error."""
+    from dialectbench.cli.output import fail
+    from dialectbench.data.user_catalogue import UserCatalogueError, use_user_catalogues
+
+    try:
+        return use_user_catalogues(paths or [])
+    except UserCatalogueError as err:
+        fail(str(err))
+    return []
