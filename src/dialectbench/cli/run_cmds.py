@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from dialectbench.cli.convention import StrictGroup, deprecated, prefer
+from dialectbench.cli.convention import StrictGroup, deprecated, prefer, use_catalogues
 from dialectbench.cli.output import Format, emit, emit_to, fail, stderr, warn
 from dialectbench.extras import MissingExtra
 from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
@@ -410,13 +410,7 @@ def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, output:
 
 def _use_catalogues(paths: list[Path] | None) -> None:
     """Load the user's catalogues (--catalogue and $DIALECTBENCH_CATALOGUE) before planning."""
-    from dialectbench.data.user_catalogue import UserCatalogueError, use_user_catalogues
-
-    try:
-        items = use_user_catalogues(paths or [])
-    except UserCatalogueError as err:
-        fail(str(err))
-    for item in items:  # a user's variety trains others only where its file says so: the run says it too
+    for item in use_catalogues(paths):  # a user's variety trains others only where its file says so: said here too
         for v in item.catalogue.varieties:
             if v.representative:
                 warn(f"{v.name} ({item.path}) is the in-cluster training source of cluster {v.cluster} for "
