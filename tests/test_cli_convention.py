@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 import json
+import os
 import subprocess
 import sys
 import typing
@@ -49,7 +50,7 @@ LEAVES = dict(_leaves())
 
 def _stem(name: str) -> str:
     name = name.lstrip("-")
-    return name[:-3] + "y" if name.endswith("ies") else name[:-1] if name.endswith("s") else name
+    return name[:-3] + "y" if name.endswith("ies") else name.removesuffix("s")
 
 
 def test_the_tree_is_read():
@@ -127,8 +128,9 @@ def test_list_options_accumulate_and_one_value_options_refuse_a_second():
 def test_dash_h_and_python_dash_m():
     result = CliRunner().invoke(app, ["data", "list", "-h"])
     assert result.exit_code == 0 and "--tasks" in result.stdout
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.run([sys.executable, "-m", "dialectbench", "--version"], capture_output=True, text=True,
-                          timeout=120, cwd=REPO)
+                          check=False, timeout=120, cwd=REPO, env=env)
     assert proc.returncode == 0 and proc.stdout.startswith("dialectbench "), proc.stderr
 
 

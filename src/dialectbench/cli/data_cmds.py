@@ -29,6 +29,13 @@ DATA_DIR_OPTION = typer.Option(None, "--data-dir", "-d", envvar="DIALECTBENCH_DA
                                help="Local mirror laid out like the catalogue paths (e.g. ../shared/data).")
 
 
+VARIETIES_OPTION = typer.Option(None, "--varieties", "-v", help="Only these varieties (comma-separated or "
+                                "repeated).")
+OLD_VARIETY = deprecated("--variety", use="--varieties")
+VALIDATE_FORMAT_OPTION = typer.Option(None, "--format", "-f", help="table, csv or json: one row per problem on "
+                                      "stdout (default: the problems on stderr).")
+
+
 def _tasks(task: list[str] | None) -> list[str]:
     from dialectbench.tasks import TASK_IDS, expand_tasks
 
@@ -43,14 +50,13 @@ def _tasks(task: list[str] | None) -> list[str]:
 
 @data_app.command("fetch")
 def fetch_cmd(task: list[str] | None = TASK_OPTION,
-              varieties: list[str] | None = typer.Option(None, "--varieties", "-v", help="Only these varieties "
-                                                         "(comma-separated or repeated)."),
+              varieties: list[str] | None = VARIETIES_OPTION,
               data_dir: Path | None = DATA_DIR_OPTION,
               hub: bool = typer.Option(False, "--hub", help="Allow Hugging Face hub downloads."),
               allow_unverified: bool = typer.Option(False, "--allow-unverified",
                                                     help="Download URLs that have no pinned sha256."),
               fmt: Format = FORMAT_OPTION, old_task: list[str] | None = OLD_TASK,
-              old_variety: list[str] | None = deprecated("--variety", use="--varieties")) -> None:
+              old_variety: list[str] | None = OLD_VARIETY) -> None:
     """Download catalogue files into the cache (verified, never twice); with --data-dir, resolve them from a
     local mirror instead and report the missing ones."""
     from dialectbench.data.errors import DataNotAvailable
@@ -192,8 +198,7 @@ FILES_ARG = typer.Argument(..., help="Catalogue YAML file(s) of your own dataset
 def validate_cmd(files: list[Path] = FILES_ARG,
                  no_read: bool = typer.Option(False, "--no-read", help="Check schema and paths only, "
                                               "without reading the data files."),
-                 fmt: Format | None = typer.Option(None, "--format", "-f", help="table, csv or json: one row per "
-                                                   "problem on stdout (default: the problems on stderr).")) -> None:
+                 fmt: Format | None = VALIDATE_FORMAT_OPTION) -> None:
     """Check your own catalogue file(s): schema, variety names and clusters, data paths and the data
     itself; every problem on one line with file and line number."""
     from dialectbench.data.user_catalogue import validate_file

@@ -43,13 +43,18 @@ FORMAT_OPT = typer.Option(None, "--format", "-f", help="table, csv or json: the 
                           "(default: a summary on stderr).")
 
 
+OLD_OUT = deprecated("--out", "-o", use="--output")
+OLD_TASK = deprecated("--task", use="--tasks")
+OLD_COLUMN = deprecated("-c", use="--column")
+
+
 def perturb_cmd(input: Path = INPUT_OPT, output: Path | None = OUTPUT_OPT, profile: str | None = PROFILE_OPT,
                 rule: list[str] | None = RULE_OPT, rate: float = RATE_OPT, tasks: list[str] | None = TASK_OPT,
                 seed: int = SEED_OPT, unannotated_heads: bool = UNANNOTATED_OPT,
                 analyzer_train: Path | None = ANALYZER_OPT, column: list[str] | None = COLUMN_OPT,
-                fmt: Format | None = FORMAT_OPT, old_out: Path | None = deprecated("--out", "-o", use="--output"),
-                old_task: list[str] | None = deprecated("--task", use="--tasks"),
-                old_column: list[str] | None = deprecated("-c", use="--column")) -> None:
+                fmt: Format | None = FORMAT_OPT, old_out: Path | None = OLD_OUT,
+                old_task: list[str] | None = OLD_TASK,
+                old_column: list[str] | None = OLD_COLUMN) -> None:
     """Write a perturbed copy of a test file: a synthetic dialect variety with aligned labels."""
     out = prefer(output, old_out, "--out/-o", "--output")
     if out is None:

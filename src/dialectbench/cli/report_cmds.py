@@ -27,11 +27,14 @@ SPEAKERS_OPT = typer.Option(None, "--speakers", help="CSV with columns variety, 
 
 
 
+OLD_FORMAT = deprecated("--format", "-f", use="--formats")
+
+
 def report_cmd(store: Path | None = STORE_OPT, scores: str | None = SCORES_OPT, out: Path = OUT_OPT,
                formats: list[str] | None = FORMATS_OPT, compare: str | None = COMPARE_OPT,
                sdqa: Path | None = SDQA_OPT, sdqa_values: Path | None = SDQA_VALUES_OPT,
                speakers: Path | None = SPEAKERS_OPT, catalogue: list[Path] | None = CATALOGUE_OPTION,
-               old_format: list[str] | None = deprecated("--format", "-f", use="--formats")) -> None:
+               old_format: list[str] | None = OLD_FORMAT) -> None:
     """Tables (DialectBench Tables 3, 4, 23-31), figures (3/7-10, 4/11) and a self-contained index.html.
     (--format means table|csv|json everywhere; the report's file types are --formats.)"""
     from dialectbench.analysis import ScoresError

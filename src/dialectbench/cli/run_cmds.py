@@ -374,10 +374,13 @@ OVERLAP_OPT = typer.Option(False, "--include-overlap", help="Also the jobs whose
                            "training data above 5% (leaks, left out by default; --all includes them).")
 
 
+OLD_OUT = deprecated("--out", "-o", use="--output")
+
+
 @results_app.command("export")
 def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, output: Path | None = OUTPUT_OPT,
                all_rows: bool = ALL_OPT, metrics: str = METRICS_OPT, include_overlap: bool = OVERLAP_OPT,
-               old_out: Path | None = deprecated("--out", "-o", use="--output")) -> None:
+               old_out: Path | None = OLD_OUT) -> None:
     """Write the scores table (task, cluster, variety, model, setting, train_on, metric, score, n)."""
     out = prefer(output, old_out, "--out/-o", "--output")
     if metrics not in ("primary", "all"):

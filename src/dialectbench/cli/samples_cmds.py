@@ -85,11 +85,16 @@ def _nothing_found(db_rows_all: list[dict[str, Any]], store: Path, tasks: list[s
     return "no logged samples match all of the given filters"
 
 
+OLD_OUT = deprecated("--out", "-o", use="--output")
+OLD_TASK = deprecated("--task", use="--tasks")
+OLD_VARIETY = deprecated("--variety", use="--varieties")
+
+
 def samples_cmd(store: Path = STORE_OPT, job: str | None = JOB_OPT, task: list[str] | None = TASK_OPT,
                 variety: list[str] | None = VARIETY_OPT, fmt: Format = FORMAT_OPT,
-                output: Path | None = OUTPUT_OPT, old_out: Path | None = deprecated("--out", "-o", use="--output"),
-                old_task: list[str] | None = deprecated("--task", use="--tasks"),
-                old_variety: list[str] | None = deprecated("--variety", use="--varieties")) -> None:
+                output: Path | None = OUTPUT_OPT, old_out: Path | None = OLD_OUT,
+                old_task: list[str] | None = OLD_TASK,
+                old_variety: list[str] | None = OLD_VARIETY) -> None:
     """The exact prompt and raw answer of each example of the jobs run with --log-samples."""
     out = prefer(output, old_out, "--out/-o", "--output")
     task = prefer(task, old_task, "--task", "--tasks")

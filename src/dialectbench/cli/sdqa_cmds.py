@@ -8,8 +8,7 @@ from pathlib import Path
 
 import typer
 
-from dialectbench.cli.convention import StrictGroup
-from dialectbench.cli.convention import deprecated, prefer
+from dialectbench.cli.convention import StrictGroup, deprecated, prefer
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr, warn
 from dialectbench.extras import MissingExtra
 

@@ -18,7 +18,13 @@ from dialectbench.data.user_catalogue import with_user_data
 from dialectbench.runner import progress
 from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.once import warnings_once
-from dialectbench.runner.options import LimitedSource, MarkedBackend, OptionError, RunOptions, SampleLoggingBackend
+from dialectbench.runner.options import (
+    LimitedSource,
+    MarkedBackend,
+    OptionError,
+    RunOptions,
+    SampleLoggingBackend,
+)
 from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan, split_names
 from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store, StoreError
 
