@@ -175,3 +175,13 @@ def test_catalogue_from_the_environment(monkeypatch):
     monkeypatch.setenv("DIALECTBENCH_CATALOGUE", str(YORKSHIRE))
     result = CliRunner().invoke(app, ["show", "english (a:yorkshire)", "-f", "json"])
     assert result.exit_code == 0 and json.loads(result.stdout)[0]["cluster"] == "anglic"
+
+
+def test_run_and_data_validate_print_machine_readable_rows(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(app, ["run", "-t", "tc", "--limit", "2", "--no-report", "-o", str(tmp_path), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)  # stdout is the JSON and nothing else
+    assert rows and {r["task"] for r in rows} == {"tc"} and all("job_key" in r for r in rows)
+    checked = runner.invoke(app, ["data", "validate", str(YORKSHIRE), "--no-read", "-f", "json"])
+    assert checked.exit_code == 0 and json.loads(checked.stdout) == [{"file": str(YORKSHIRE), "problem": None}]
