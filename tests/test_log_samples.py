@@ -153,3 +153,19 @@ def test_rescore_without_log_samples_keeps_the_stored_samples(server, tmp_path):
     _run(server, store, rerun=True, cache_only=True, log_samples=True)
     with Store(store) as db:
         assert len(db.samples()) == len(before)  # replaced, not doubled
+
+
+@pytest.mark.parametrize("task", ["tc", "pos"])
+def test_the_baseline_logs_each_examples_input_and_prediction(tmp_path, task):
+    """--log-samples with a backend that has no prompts (issue 39: a TypeError before): one sample per
+    test example, its input text and the prediction, as lm-evaluation-harness logs for every model."""
+    store = tmp_path / "r.sqlite"
+    result = run(tasks=[task], model="baseline", store=store,
+                 backend_options={"log_samples": True})
+    assert result.counts["done"] > 0 and result.counts["failed"] == 0
+    with Store(store, readonly=True) as db:
+        samples, predictions = db.samples(), db.conn.execute("SELECT count(*) FROM predictions").fetchone()[0]
+    assert samples and len(samples) == predictions  # every scored example, once
+    for s in samples:
+        assert s["prompt"].strip() and s["gold"] is not None
+        assert s["response"] == s["prediction"]  # what the model answered is what was scored

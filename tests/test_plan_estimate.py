@@ -23,7 +23,7 @@ def test_the_plan_lists_every_catalogued_variety_under_table_2_settings():
     out = CliRunner().invoke(app, ["plan", "--tasks", "pos,tc", "--format", "csv"])
     assert out.exit_code == 0, out.output
     rows = _rows(out.stdout)
-    plan, source = est.full_plan("mbert", tasks=["pos", "tc"])
+    plan, source = est.full_plan("baseline", tasks=["pos", "tc"])  # plan's default model is run's
     assert len(rows) == len(plan.jobs) > 100  # the whole catalogue, not the bundled sample suite
     assert {r["setting"] for r in rows if r["task"] == "pos"} >= {"zero-shot", "in-variety"}
     assert len({r["variety"] for r in rows if r["task"] == "tc"}) == len(source.varieties("tc"))
@@ -135,7 +135,7 @@ def test_mt_jobs_are_listed_but_not_costed():
 
 
 def test_a_bad_device_or_data_dir_is_a_one_line_error(tmp_path):
-    out = CliRunner().invoke(app, ["plan", "--estimate", "--device", "tpu"])
+    out = CliRunner().invoke(app, ["plan", "--model", "mbert", "--estimate", "--device", "tpu"])
     assert out.exit_code == 2 and "unknown device 'tpu'" in out.output
     out = CliRunner().invoke(app, ["plan", "--data-dir", str(tmp_path / "nowhere")])
     assert out.exit_code == 2 and "does not exist" in " ".join(out.output.split())

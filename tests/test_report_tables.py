@@ -165,7 +165,7 @@ def test_bad_inputs_give_clear_errors(tmp_path):
 
 def test_cli_report(tmp_path):
     runner = CliRunner()
-    res = runner.invoke(app, ["report", "--scores", str(FIXTURE), "--out", str(tmp_path / "r"), "--format", "csv",
+    res = runner.invoke(app, ["report", "--scores", str(FIXTURE), "--out", str(tmp_path / "r"), "--formats", "csv",
                               "--compare", "paper"])
     assert res.exit_code == 0, res.output
     t3 = rows_of((tmp_path / "r" / "tables" / "table3_task_summary.csv").read_text())

@@ -34,6 +34,7 @@ def _rows() -> list[dict[str, Any]]:
                      "note": "translates, no fine-tuning" if is_mt else "fine-tuned per training set"})
     rows.append({"model": "hf:<id or folder>", "source": "the hub or a local folder", "tasks": hf_tasks,
                  "note": "any encoder; seq2seq for MT"})
+    rows.append({"model": "hf-causal:<id or folder>", "source": "a causal LM (hub id, folder or .gguf), run here", "tasks": llm_tasks or hf_tasks, "note": "in-context learning (setting icl)"})
     rows.append({"model": "llm:<base URL>", "source": "an OpenAI-compatible chat server", "tasks": llm_tasks,
                  "note": "in-context learning (setting icl)"})
     return rows
@@ -41,7 +42,7 @@ def _rows() -> list[dict[str, Any]]:
 
 def models_cmd(fmt: Format = FORMAT_OPTION) -> None:
     """List the model presets and backends (for `run --model`) with the tasks each supports."""
-    emit(_rows(), fmt, title="models (run --model NAME)")
+    emit(_rows(), fmt, title="models (run --model NAME)", whole=["model", "source"])
 
 
 def register(app: typer.Typer) -> None:

@@ -46,23 +46,28 @@ SPLITS = ("train", "dev", "test")
 class CatalogueSource:
     """Every catalogued (task, variety, split), on disk or not: what the benchmark *would* run."""
 
-    def __init__(self, disk: Any) -> None:
+    def __init__(self, disk: Any, users: dict[tuple[str, str], Any] | None = None) -> None:
         self.disk = disk  # a DataSource over a mirror and/or the download cache
+        self.users = users or {}  # (task, variety) -> the DataSource of a user catalogue (--catalogue)
+
+    def on_disk(self, task: str, variety: str) -> Any:
+        return self.users.get((task, variety), self.disk)
 
     def varieties(self, task: str) -> list[str]:
         try:
-            return [e.variety for e in self.disk.entries(task)]
+            found = [e.variety for e in self.disk.entries(task)]
         except DATA_ERRORS:
-            return []
+            found = []
+        return found + [v for (t, v) in self.users if t == task and v not in found]
 
     def splits(self, task: str, variety: str) -> set[str]:
-        return set(self.disk.entry(task, variety).split_names()) & set(SPLITS)
+        return set(self.on_disk(task, variety).entry(task, variety).split_names()) & set(SPLITS)
 
     def load(self, task: str, variety: str, split: str) -> list[Any]:
-        return self.disk.load(task, variety, split)
+        return self.on_disk(task, variety).load(task, variety, split)
 
     def fingerprint(self, task: str, variety: str, split: str) -> str:
-        entry = self.disk.entry(task, variety)
+        entry = self.on_disk(task, variety).entry(task, variety)
         # one dataset file serving several varieties (DId) must keep one fingerprint, as in a real plan
         files = sorted(ref.path for p in (entry.splits.get(split) or entry.splits.get("all") or [])
                        for ref in p.file_args().values())
@@ -105,7 +110,8 @@ def count_sizes(source: CatalogueSource, plan: Plan) -> Sizes:
             if key in counts or key in missing or split not in source.splits(group.task, variety):
                 continue
             fp = group.fingerprints.get((variety, split), "")
-            if fp not in by_fp and split in source.disk.splits(group.task, variety):
+            disk = getattr(source, "users", {}).get((group.task, variety), source.disk)
+            if fp not in by_fp and split in disk.splits(group.task, variety):
                 try:
                     examples = source.load(group.task, variety, split)
                     by_fp[fp], words_by_fp[fp] = len(examples), _words(examples)
@@ -231,11 +237,16 @@ def estimate_rows(plan: Plan, sizes: Sizes, costs: Any) -> list[dict[str, Any]]:
 
 def full_plan(model: str, tasks: Sequence[str] | None = None, data_dir: str | Path | None = None,
               settings: Sequence[str] | None = None) -> tuple[Plan, CatalogueSource]:
-    """The plan over the whole catalogue; `settings` as `run --settings` (icl jobs for in-context families)."""
+    """The plan over the whole catalogue; `settings` as `run --settings` (icl jobs for in-context families);
+    user catalogues (--catalogue) read their files beside their YAML."""
     from dialectbench.backends import supports_icl
-    from dialectbench.data.source import catalogue_source
+    from dialectbench.data.source import DataSource, catalogue_source
+    from dialectbench.data.user_catalogue import loaded
 
-    source = CatalogueSource(catalogue_source(data_dir))
+    users = {(item.catalogue.task, e.variety): DataSource(item.root, {item.catalogue.task: item.catalogue},
+                                                          kind="mirror")
+             for item in loaded() for e in item.catalogue.entries}
+    source = CatalogueSource(catalogue_source(data_dir), users)
     return build_plan(source, model=model, tasks=tasks, settings=settings, supports_icl=supports_icl(model),
                       config={"model": model, "estimate": True}), source
 

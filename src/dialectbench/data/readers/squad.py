@@ -17,6 +17,7 @@ from typing import Any
 from dialectbench.data.errors import QUOTE_LIMIT, DataFormatError, shown
 from dialectbench.data.examples import QAExample
 from dialectbench.data.readers._io import PathLike, existing, read_text
+from dialectbench.data.readers._json import field as _need
 from dialectbench.data.readers._json import kind, load_json, load_records
 
 
@@ -68,14 +69,6 @@ def _list(path: Path, value: Any, name: str) -> list:
     if not isinstance(value, list):
         raise DataFormatError(path, None, f"expected a list under {name!r}")
     return value
-
-
-def _need(path: Path, line: int | None, record: Any, key: str, where: str) -> Any:
-    if not isinstance(record, dict):
-        raise DataFormatError(path, line, f"{where}: expected an object, found {kind(record)}")
-    if key not in record:
-        raise DataFormatError(path, line, f"{where}: missing field {key!r}")
-    return record[key]
 
 
 def _text(path: Path, line: int | None, value: Any, what: str) -> str:
