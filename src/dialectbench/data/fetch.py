@@ -157,8 +157,9 @@ class _TooLarge(Exception):
 
 
 ENV_MAX_DOWNLOAD = "DIALECTBENCH_DOWNLOAD_MAX_BYTES"
-MAX_DOWNLOAD = 4 << 30  # bytes of one download (the largest source archive on record is ~1 GB); a response
-# without Content-Length is cut off here, while streaming, rather than written until the server stops
+MAX_DOWNLOAD = 1 << 30  # bytes of one download: every packaged source is a raw GitHub file (GitHub holds no
+# file over 100 MB); a response without Content-Length is cut off here, while streaming, not written until
+# the server stops, and a declared length over it is refused before the body
 
 
 def max_download_bytes() -> int:
