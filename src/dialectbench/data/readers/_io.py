@@ -48,26 +48,36 @@ def read_text(path: Path, encoding: str = "utf-8", *, max_line: int | None = MAX
 
 
 def _bounded_bytes(path: Path, max_line: int) -> bytes:
-    """The file's bytes, read in chunks; DataFormatError at the first line longer than `max_line` bytes."""
+    """The file's bytes, read in chunks; DataFormatError at the first line longer than `max_line` bytes (its
+    line number is counted only then: counting line ends costs more than reading)."""
     chunks: list[bytes] = []
-    line, run = 1, 0  # run: bytes since the last line end
+    run = 0  # bytes since the last line end
     with path.open("rb") as fh:
         while chunk := fh.read(_CHUNK):
             last = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
             if last < 0:
                 run += len(chunk)
+                too_long = run > max_line
             else:
                 # a line wholly inside a chunk is no longer than the chunk: split only when the bound is smaller
-                if run + _first_end(chunk) > max_line or (len(chunk) > max_line
-                                                          and _longest(chunk[:last + 1]) > max_line):
-                    line += _line_at_long(chunk[:last + 1], run, max_line)
-                    raise DataFormatError(path, line, f"a line over {max_line:,} bytes: not a line-based text file")
-                line += chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+                too_long = run + _first_end(chunk) > max_line or (len(chunk) > max_line
+                                                                  and _longest(chunk[:last + 1]) > max_line)
                 run = len(chunk) - last - 1
-            if run > max_line:
-                raise DataFormatError(path, line, f"a line over {max_line:,} bytes: not a line-based text file")
+                too_long = too_long or run > max_line
             chunks.append(chunk)
+            if too_long:
+                raise DataFormatError(path, _first_long_line(b"".join(chunks), max_line),
+                                      f"a line over {max_line:,} bytes: not a line-based text file")
     return b"".join(chunks)
+
+
+def _first_long_line(data: bytes, max_line: int) -> int:
+    """1-based number of the first line of `data` longer than `max_line` bytes (or its last line)."""
+    number = 0
+    for number, piece in enumerate(_ENDS.split(data), 1):
+        if len(piece) > max_line:
+            return number
+    return number
 
 
 _ENDS = re.compile(rb"\r\n|\r|\n")
@@ -80,14 +90,6 @@ def _first_end(chunk: bytes) -> int:
 
 def _longest(block: bytes) -> int:
     return max((len(x) for x in _ENDS.split(block)), default=0)
-
-
-def _line_at_long(block: bytes, run: int, max_line: int) -> int:
-    """Line ends before the first over-long line of `block` (whose first line continues `run` bytes)."""
-    for n, piece in enumerate(_ENDS.split(block)):
-        if (run if n == 0 else 0) + len(piece) > max_line:
-            return n
-    return 0
 
 
 def check_header(path: Path) -> None:
