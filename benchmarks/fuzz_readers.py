@@ -473,7 +473,8 @@ def _one(name: str, folder: Path, rng: random.Random, data: list) -> tuple[str, 
     try:
         result = _run(name, folder, data)
         if isinstance(result, list) and result and hasattr(result[0], "example_id"):
-            ids = [getattr(r, "example_id", None) for r in result]
+            # SD-QA yields one question per dialect under the question's shared id: (id, dialect) is its key
+            ids = [(r.example_id, getattr(r, "dialect", None)) for r in result]
             if len(set(ids)) != len(ids):  # issue 37: a "@index" suffix equal to a real id, or repeated id values
                 return "ok", f"colliding example ids: {sorted(i for i in ids if ids.count(i) > 1)[:4]}"
     except DataFormatError as err:
