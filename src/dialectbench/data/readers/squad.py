@@ -122,6 +122,6 @@ def _check(path: Path, line: int | None, qid: str, context: str, texts: tuple[st
 def _line_of(path: Path, qid: str) -> int | None:
     """Line of '"id": <qid>' in the file, so a SQuAD document's error can point at the question."""
     pattern = re.compile(r'"id"\s*:\s*' + re.escape(json.dumps(qid)))
-    text = read_text(path)
+    text = read_text(path, max_line=None)
     match = pattern.search(text)
     return None if match is None else text.count("\n", 0, match.start()) + 1
