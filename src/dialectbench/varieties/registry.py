@@ -208,6 +208,9 @@ class UnknownTaskError(ValueError, LookupError):
         self.task = task
         super().__init__(f"unknown task {task!r}; valid task ids: {', '.join(task_ids())} (or 'mt' for both MT)")
 
+    def __reduce__(self) -> tuple[type, tuple[str]]:  # pickled from a worker: rebuilt from the id, not the message
+        return type(self), (self.task,)
+
 
 def _task_filter(task: str | None) -> frozenset[str] | None:
     if task is None:
