@@ -54,7 +54,8 @@ def _check_row(i: int, row: dict, source: str, has_cluster: bool, reg: Any, memo
             raise ScoresError(source, i, f"empty {col!r}")
     task, setting = str(row["task"]).strip(), str(row["setting"]).strip()
     if task not in task_ids():
-        hint = " (use mt-dialect or mt-region)" if task == "mt" else ""
+        hint = (" (use mt-dialect or mt-region)" if task == "mt" else
+                " (a task of your own? pass its catalogue: --catalogue or $DIALECTBENCH_CATALOGUE)")
         raise ScoresError(source, i, f"unknown task {task!r}{hint}; known: {', '.join(task_ids())}")
     if setting not in SETTINGS:
         raise ScoresError(source, i, f"unknown setting {setting!r}; known: {', '.join(SETTINGS)}")
