@@ -33,13 +33,13 @@ def test_every_task_declares_a_kind_and_the_ids_come_from_that_one_declaration()
     assert not any(kind_of(t).trees_only for t in TASK_IDS if t != "dep")
 
 
-@pytest.mark.parametrize("path", ["runner/executor.py", "runner/invalid.py", "metrics/tasks.py",
+@pytest.mark.parametrize("path", ["runner/local_executor.py", "runner/invalid.py", "metrics/tasks.py",
                                   "analysis/scores_io.py", "data/catalogue/models.py", "backends/hf/backend.py",
                                   "runner/plan.py"])
 def test_no_copy_of_the_task_ids_and_no_executor_branch_on_a_task_id(path):
     text = (SRC / path).read_text(encoding="utf-8")
     assert not re.search(r"^(TASK_IDS|MT_TASKS)\s*=", text, re.MULTILINE), f"{path} keeps its own copy of the task ids"
-    if path in ("runner/executor.py", "runner/invalid.py"):
+    if path in ("runner/local_executor.py", "runner/invalid.py"):
         # the executor asks the task's kind; a literal task id in a comparison would be a branch on it
         assert not re.search(r"""(==|!=|in|startswith\()\s*\(?["'](dep|pos|ner|did|sa|tc|nli|mrc|eqa|mt)[-"']""", text)
 

@@ -1,4 +1,7 @@
-"""Executors: run the plan's groups (fit once, evaluate each pending job) and hand back job records.
+"""The local executors (in this process, or a pool of local processes) and the unit of work every executor
+runs, `run_group` (runner/ray_executor.py builds on it; runner/executors.py chooses between them).
+
+Executors: run the plan's groups (fit once, evaluate each pending job) and hand back job records.
 
 The unit of work is `run_group(group, jobs, source, backend, ...)`: a pure function of its arguments
 that yields one `JobRecord` per job and touches no store. The in-process executor calls it in a loop;
@@ -630,7 +633,7 @@ def _weights(group: Group) -> tuple[float, float]:
 
 # what every local worker imports (light: the metrics and the backends load their heavy libraries on
 # demand); `worker_preload` adds what the plan's fits and metrics need
-PRELOAD = ("dialectbench.runner._fork_server", "dialectbench.runner.executor", "dialectbench.data",
+PRELOAD = ("dialectbench.runner._fork_server", "dialectbench.runner.local_executor", "dialectbench.data",
            "dialectbench.metrics")  # the first binds the server's life to the driver's (runner/lifeline.py)
 
 
