@@ -124,7 +124,7 @@ def time_plan(executor: object, groups: int, seconds: float, tmp: Path, name: st
 
 
 def independent_groups(tmp: Path, groups: int, seconds: float, use_ray: bool) -> None:
-    from dialectbench.runner.executor import ProcessExecutor
+    from dialectbench.runner.local_executor import ProcessExecutor
 
     print(f"2. {groups} independent groups, {seconds:.1f} CPU-s each")
     one = time_plan(ProcessExecutor(workers=1), groups, seconds, tmp, "one")

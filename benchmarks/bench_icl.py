@@ -63,7 +63,7 @@ def _sample(items: list, n: int) -> list:
 
 
 def _score(task, golds, preds):
-    from dialectbench.runner.executor import _score as score_with_invalid
+    from dialectbench.runner.local_executor import _score as score_with_invalid
 
     return score_with_invalid(task, golds, preds)["score"]
 

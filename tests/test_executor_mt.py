@@ -4,7 +4,7 @@ DialectBench's protocol (the system's own translation of the standard-variety se
 from __future__ import annotations
 
 from dialectbench.data.examples import TranslationExample
-from dialectbench.runner.executor import _evaluate
+from dialectbench.runner.local_executor import _evaluate
 from dialectbench.runner.plan import Job
 
 

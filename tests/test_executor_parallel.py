@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from dialectbench.cli.main import app
 from dialectbench.runner import InProcessExecutor, Store, run
-from dialectbench.runner.executor import ProcessExecutor
 from dialectbench.runner.executors import make_executor
+from dialectbench.runner.local_executor import ProcessExecutor
 
 
 def _scores(store) -> list[tuple]:
@@ -111,7 +111,7 @@ import os, sys, time  # a script file, not `python -c`: the workers import its b
 sys.path.insert(0, {tests!r})
 from runner_fakes import FakeBackend, FakeSource
 from dialectbench.runner import run
-from dialectbench.runner.executor import ProcessExecutor
+from dialectbench.runner.local_executor import ProcessExecutor
 
 class Slow(FakeBackend):
     def fit(self, task, train, dev, *, seed=0):

@@ -74,7 +74,7 @@ def test_every_task_the_paper_ran_with_icl_plans_on_the_real_mirror(shared_data)
 
 
 def test_demonstrations_from_a_test_split_are_held_out_of_scoring(server, tmp_path):
-    from dialectbench.runner.executor import EmptySplit, _without_demos
+    from dialectbench.runner.local_executor import EmptySplit, _without_demos
 
     passage = "The river is long."
     demo = QAExample("en-1-usa", passage, "How long is it?", ("long",), (13,))

@@ -367,7 +367,7 @@ def test_null_and_huge_replies_are_invalid():
 
 
 def test_macro_f1_with_invalid_has_no_phantom_class():
-    from dialectbench.runner.executor import _score
+    from dialectbench.runner.local_executor import _score
 
     golds = [TextExample(str(i), "t", lab) for i, lab in enumerate(["a", "b", "a", "b"])]
     scored = _score("tc", golds, ["a", "b", InvalidAnswer("empty"), "b"])

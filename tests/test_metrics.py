@@ -304,7 +304,7 @@ def test_scorers_report_what_tasks_yaml_declares_and_a_disagreement_fails(monkey
     assert score_task("tc", texts, P).metric == TASKS["tc"].metric == "macro_f1"
     assert all(t.higher_is_better and t.aggregation == "mean" for t in TASKS.values())
     # a scorer that drifts from the declaration is an error, not a silently relabelled score
-    monkeypatch.setitem(mt._SCORERS, "sa", mt._labels("macro"))
+    monkeypatch.setitem(mt._PRIMARY, "accuracy", "macro")
     with pytest.raises(RuntimeError, match="tasks.yaml declares 'accuracy'"):
         score_task("sa", texts, P)
     # an explicit metric choice is the caller's: no error

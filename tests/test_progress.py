@@ -18,8 +18,8 @@ from dialectbench.backends.baseline import BaselineBackend
 from dialectbench.cli.run_cmds import RichProgress
 from dialectbench.runner import InProcessExecutor, run
 from dialectbench.runner import progress as prog
-from dialectbench.runner.executor import NoEvents, ProcessExecutor
-from dialectbench.runner.executor import drive as drive_groups
+from dialectbench.runner.local_executor import NoEvents, ProcessExecutor
+from dialectbench.runner.local_executor import drive as drive_groups
 from dialectbench.runner.run import _weigh_fits
 
 

@@ -15,7 +15,7 @@ import pytest
 from runner_fakes import FakeBackend, FakeSource
 
 from dialectbench.runner import InProcessExecutor, PlanError, Store, run
-from dialectbench.runner.executor import PRELOAD, ProcessExecutor, worker_preload
+from dialectbench.runner.local_executor import PRELOAD, ProcessExecutor, worker_preload
 
 HEAVY = ("sklearn", "scipy", "torch", "seqeval", "sklearn_crfsuite", "transformers", "pandas")
 
@@ -136,7 +136,7 @@ def test_the_cli_loads_no_heavy_library_to_list_its_commands():
 
 
 def test_limiting_a_workers_threads_does_not_import_torch_and_still_limits_it_later():
-    code = ("import sys\nfrom dialectbench.runner.executor import limit_threads\nlimit_threads(1)\n"
+    code = ("import sys\nfrom dialectbench.runner.local_executor import limit_threads\nlimit_threads(1)\n"
             "assert 'torch' not in sys.modules\nimport torch\nprint(torch.get_num_threads())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == "1"  # torch imported afterwards reads OMP_NUM_THREADS

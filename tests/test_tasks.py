@@ -88,8 +88,13 @@ def test_task_spec_rejects_unknown_fields_and_ids():
     spec = get_task("pos").model_dump()
     with pytest.raises(ValidationError, match="extra"):
         Task(**spec, homepage="x")
-    with pytest.raises(ValidationError, match="not one of"):
-        Task(**{**spec, "id": "parsing"})
+    # any well-formed id is a task (user catalogues declare their own); its kind and metric are checked
+    with pytest.raises(ValidationError, match="should match pattern"):
+        Task(**{**spec, "id": "POS tags"})
+    with pytest.raises(ValidationError, match="unknown task kind 'chunking'"):
+        Task(**{**spec, "kind": "chunking"})
+    with pytest.raises(ValidationError, match="a tagging task scores f1, not 'uas'"):
+        Task(**{**spec, "metric": "uas"})
     with pytest.raises(ValidationError, match="unknown setting"):
         Task(**{**spec, "settings": ("few-shot",)})
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dialectbench.runner.executor import usable_cores
+from dialectbench.runner.local_executor import usable_cores
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 

@@ -315,7 +315,7 @@ def test_results_block_is_one_headline_per_task_and_setting_by_hand(small_run, t
     dep = doc["results"]["dep"]["by_setting"]["in-variety"]["baseline"]  # the NaN score is named apart, not averaged
     assert dep["mean"] == 50.0 and dep["n"] == 1 and dep["undefined"] == ["b"]
     assert doc["results"]["mt-dialect"]["by_setting"]["in-variety"]["baseline"]["mean"] == 30.0
-    assert doc["results"]["did"]["metric"] == "f1"  # the declared stored metric (tasks.yaml variety_metric)
+    assert doc["results"]["did"]["metric"] == "f1"  # the declared stored metric (the dialect-identification kind's per-variety metric)
     assert set(doc["results"]) == {"pos", "dep", "mt-dialect", "did"}  # the failed job adds nothing
     # lm-eval fields: examples scored, per-task configs, the model's revision (not recorded: null)
     assert doc["n-samples"]["pos"] == {"effective": 4 * 10, "original": 4 * 10}

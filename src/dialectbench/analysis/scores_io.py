@@ -10,10 +10,10 @@ from typing import Any
 import pandas as pd
 
 from dialectbench.scores import SCORE_COLUMNS, SETTINGS
+from dialectbench.tasks import task_ids
 
 REQUIRED = ("task", "variety", "model", "setting", "train_on", "score")
 KEY = ("task", "variety", "model", "setting", "train_on")
-TASK_IDS = ("dep", "pos", "ner", "did", "sa", "tc", "nli", "mrc", "eqa", "mt-dialect", "mt-region")
 
 
 class ScoresError(ValueError):
@@ -53,9 +53,10 @@ def _check_row(i: int, row: dict, source: str, has_cluster: bool, reg: Any, memo
         if _blank(row[col]):
             raise ScoresError(source, i, f"empty {col!r}")
     task, setting = str(row["task"]).strip(), str(row["setting"]).strip()
-    if task not in TASK_IDS:
-        hint = " (use mt-dialect or mt-region)" if task == "mt" else ""
-        raise ScoresError(source, i, f"unknown task {task!r}{hint}; known: {', '.join(TASK_IDS)}")
+    if task not in task_ids():
+        hint = (" (use mt-dialect or mt-region)" if task == "mt" else
+                " (a task of your own? pass its catalogue: --catalogue or $DIALECTBENCH_CATALOGUE)")
+        raise ScoresError(source, i, f"unknown task {task!r}{hint}; known: {', '.join(task_ids())}")
     if setting not in SETTINGS:
         raise ScoresError(source, i, f"unknown setting {setting!r}; known: {', '.join(SETTINGS)}")
     try:

@@ -131,11 +131,21 @@ SPEAKERS_OPTION = typer.Option(None, "--speakers", help="CSV with columns variet
                                                         "weight the demographic utility (replacing the registry's).")
 
 
+CATALOGUE_OPTION = typer.Option(None, "--catalogue", help="Your dataset catalogue YAML (repeatable; also "
+                                "$DIALECTBENCH_CATALOGUE): the varieties and tasks it declares.")
+
+
 def analyze_cmd(scores: str = SCORES_ARGUMENT, out: Path = OUT_OPTION, speakers: Path | None = SPEAKERS_OPTION,
-                fmt: Format = FORMAT_OPTION) -> None:
+                fmt: Format = FORMAT_OPTION, catalogue: list[Path] | None = CATALOGUE_OPTION) -> None:
     """Max-obtainable scores, task summary (DialectBench Table 3), cluster summaries (Tables 23-31) and
     dialect gaps (Table 4) of a scores table; for 'paper', also the cell-by-cell check against Table 3."""
     from dialectbench import analysis
+    from dialectbench.data.user_catalogue import UserCatalogueError, use_user_catalogues
+
+    try:
+        use_user_catalogues(catalogue or [])  # a user's tasks and varieties are known in the scores
+    except UserCatalogueError as err:
+        fail(str(err))
 
     df = _load_scores(scores)
     df = _set_synthetic_aside(df)

@@ -52,6 +52,7 @@ from dialectbench.data.examples import (
 )
 from dialectbench.data.overlap import example_text, normalise
 from dialectbench.data.tags import to_iob2
+from dialectbench.varieties import task_ids
 
 ENV_DATA = "DIALECTBENCH_DATA"
 STATUS_ORDER = ("sample", "mirror", "cached", "remote", "missing")  # best to worst
@@ -124,8 +125,10 @@ class DataSource:
 
     # -- catalogue lookups
     def catalogue(self, task: str) -> TaskCatalogue:
-        if task not in TASK_IDS:
-            raise ValueError(f"unknown task {task!r}; valid task ids: {', '.join(TASK_IDS)}")
+        if task in self.catalogues:  # a user file's own task is known to its catalogue before it is registered
+            return self.catalogues[task]
+        if task not in task_ids():
+            raise ValueError(f"unknown task {task!r}; valid task ids: {', '.join(task_ids())}")
         if task not in self.catalogues:
             raise DataNotAvailable(f"{self}: no data for task {task}", how_to_obtain=_fetch_hint(task))
         return self.catalogues[task]

@@ -17,6 +17,18 @@ does not have. File paths are relative to the YAML file's folder.
         splits:
           test: [{file: {path: yorkshire/test.tsv}}]
 
+A file may also declare a task of its own, of a kind the package already has (tasks/kinds.py: classification,
+pair-classification): `task:` names it, `new_task:` says the rest, and run, results, analyze and report
+treat it like a packaged task.
+
+    task: formality
+    new_task:
+      kind: classification
+      name: Formality classification
+      metric: macro_f1                 # or accuracy
+      labels: [formal, informal]       # the label set; data with another label is an error
+      settings: [in-variety, in-cluster]
+
 `dialectbench run --catalogue my.yaml` (repeatable; or $DIALECTBENCH_CATALOGUE, paths joined by ':')
 loads such files: the declared varieties join the registry (plan, analysis, report), a new cluster's
 `representative: true` variety is its in-cluster training source, and the entries join the data source.
@@ -39,7 +51,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from dialectbench.data.catalogue import TaskCatalogue, load_catalogue, load_catalogue_file
 from dialectbench.data.errors import DataError, DataFormatError, near, shown
@@ -67,8 +79,56 @@ class UserVariety(BaseModel):
     note: str | None = None
 
 
+class NewTask(BaseModel):
+    """A user's task (`new_task:`); the id is the file's `task:`. See tasks/registry.py `Task`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: str
+    name: str
+    metric: str
+    metric_label: str | None = None  # default: the metric in words ("macro F1")
+    higher_is_better: bool = True
+    settings: tuple[str, ...] = ("in-variety",)
+    default_settings: tuple[str, ...] | None = None
+    labels: tuple[str, ...] = ()
+
+
 class UserTaskCatalogue(TaskCatalogue):
     varieties: list[UserVariety] = Field(default_factory=list)
+    new_task: NewTask | None = None
+
+    @model_validator(mode="after")
+    def _declared_task(self) -> UserTaskCatalogue:
+        spec = self.task_spec()  # raises ValueError (kind, metric, settings), reported with its line
+        if spec is None:
+            return self
+        kind = spec.protocol
+        for e in self.entries:
+            if e.format not in kind.formats:
+                raise ValueError(f"{self.task}/{shown(e.variety, quote=False)}: a {kind.name} task reads "
+                                 f"{' or '.join(kind.formats)} data, not {e.format}")
+        return self
+
+    def task_spec(self) -> Any:
+        """The declared task as a tasks.Task (None when the file names a packaged task)."""
+        if self.new_task is None:
+            return None
+        from dialectbench.tasks import KINDS, TASK_IDS, Task
+
+        if self.task in TASK_IDS or self.task == "mt":
+            raise ValueError(f"{self.task!r} is a packaged task: give your task its own id")
+        kind = KINDS.get(self.new_task.kind)
+        if kind is None or not kind.user_declarable:
+            known = [k.name for k in KINDS.values() if k.user_declarable]
+            raise ValueError(f"new_task: kind {self.new_task.kind!r} cannot be declared in a catalogue; "
+                             f"kinds: {', '.join(known)}")
+        fields = self.new_task.model_dump()
+        fields["metric_label"] = fields["metric_label"] or kind.scored_by(fields["metric"])
+        try:
+            return Task(id=self.task, **fields)
+        except ValidationError as err:
+            raise ValueError("new_task: " + "; ".join(str(e["msg"]) for e in err.errors())) from None
 
 
 @dataclass(frozen=True)
@@ -175,8 +235,9 @@ def parse_file(path: Path) -> tuple[UserTaskCatalogue | None, Any, list[str]]:
             loader.dispose()
     if not isinstance(data, dict):
         return None, node, [f"{path}:1: a catalogue is a mapping with task, description, datasets, entries"]
+    own = data.get("task") if isinstance(data.get("new_task"), dict) else None  # a task the file declares
     try:
-        return UserTaskCatalogue.model_validate(data), node, []
+        return UserTaskCatalogue.model_validate(data, context={"declared_task": own}), node, []
     except ValidationError as err:
         return None, node, _pydantic_problems(path, node, err)
 
@@ -330,8 +391,11 @@ def _paper_clusters() -> set[str]:
 def _taken(task: str) -> dict[str, str]:
     """Variety -> the catalogue that already has `task` data for it: a run reads one of them (the packaged
     catalogue over a mirror, the sample suite without one), so a user entry would replace published data."""
+    from dialectbench.data.catalogue import catalogue_files
     from dialectbench.data.source import sample_dir
 
+    if task not in catalogue_files():  # a task a user catalogue declares: no published data to protect
+        return {}
     out = {e.variety: "the packaged catalogue" for e in load_catalogue(task).entries}
     sample = sample_dir() / f"{task}.yaml"
     if sample.is_file():
@@ -372,12 +436,29 @@ def _entry_problems(path: Path, node: Any, cat: UserTaskCatalogue, read: bool) -
         if read and not unusable:
             for split in sorted(e.split_names()):
                 try:
-                    if not src.load(cat.task, e.variety, split):
+                    examples = src.load(cat.task, e.variety, split)
+                    if not examples:
                         problems.append(f"{_where(path, node, ('entries', i, 'splits'))}: "
                                         f"{shown(e.variety, quote=False)}: the {split} split is empty")
+                    problems += _label_problems(path, node, cat, i, split, examples)
                 except (DataError, OSError) as err:
                     problems.append(str(err).splitlines()[0])
     return list(dict.fromkeys(problems))  # an entry's option shared by several parts is named once
+
+
+def _label_problems(path: Path, node: Any, cat: UserTaskCatalogue, i: int, split: str,
+                    examples: list[Any]) -> list[str]:
+    """A declared task's label set against the labels its data has (a typo would be a class of its own)."""
+    spec = cat.task_spec()
+    if spec is None or not spec.labels:
+        return []
+    other = sorted({str(ex.label) for ex in examples if hasattr(ex, "label")} - set(spec.labels))
+    if not other:
+        return []
+    where = _where(path, node, ("entries", i, "splits", split))
+    message = (f"{where}: {shown(cat.entries[i].variety, quote=False)} {split}: label(s) "
+               f"{', '.join(map(repr, other))} not in the task's labels ({', '.join(spec.labels)})")
+    return [message]
 
 
 def _part_problems(path: Path, node: Any, e: Any, loc: tuple[Any, ...], part: Any) -> list[str]:
@@ -478,6 +559,9 @@ def _register(cat: UserTaskCatalogue) -> None:
     from dialectbench import tasks as tasks_mod
     from dialectbench.varieties import Variety, registry
 
+    spec = cat.task_spec()
+    if spec is not None:
+        tasks_mod.register_task(spec)
     reg = registry()
     for v in cat.varieties:
         variety = Variety.parse(v.name, cluster=v.cluster, glottocode=v.glottocode, tasks=frozenset({cat.task}),
@@ -510,6 +594,7 @@ def reset() -> None:
     _LOADED.clear()
     tasks_mod.registry.USER_REPRESENTATIVES.clear()
     tasks_mod.registry.USER_VARIETIES.clear()
+    tasks_mod.forget_user_tasks()
     registry.cache_clear()
     tasks_mod.registry._table9.cache_clear()
 
@@ -527,9 +612,18 @@ class UserDataSource:
             src = DataSource(item.root, {item.catalogue.task: item.catalogue}, kind="mirror")  # files under the YAML folder
             for e in item.catalogue.entries:
                 self._user[(item.catalogue.task, e.variety)] = src
+        self._tasks = [spec for spec in (item.catalogue.task_spec() for item in items) if spec is not None]
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled in a worker process (local pool, Ray): the tasks the catalogues declare are known there too."""
+        from dialectbench import tasks as tasks_mod
+
+        self.__dict__.update(state)
+        for spec in state.get("_tasks", ()):
+            tasks_mod.register_task(spec)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("_base", "_user"):
+        if name.startswith("__") or name in ("_base", "_user", "_tasks"):
             raise AttributeError(name)
         return getattr(self._base, name)
 

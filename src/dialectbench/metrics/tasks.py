@@ -25,21 +25,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from dialectbench.metrics.result import MetricResult, check_lengths
-from dialectbench.tasks import get_task
+from dialectbench.tasks import TASKS
 
 # the scorers import their metric module when they run (see metrics/__init__.py: sklearn and seqeval are
-# slow imports); `METRIC_MODULES` names them, so that a worker pool can import them once, up front
-
-
-METRIC_MODULES = {"dep": "parsing", "pos": "tagging", "ner": "tagging", "did": "classification",
-                  "sa": "classification", "tc": "classification", "nli": "classification",
-                  "mrc": "classification", "eqa": "qa", "mt-dialect": "generation", "mt-region": "generation"}
+# slow imports); each task kind names its module, so that a worker pool can import them once, up front
 
 
 def metric_modules(tasks: Sequence[str] | None = None) -> list[str]:
     """The modules that score `tasks` (None: all; unknown tasks are left to `score_task` to report)."""
-    tasks = METRIC_MODULES if tasks is None else tasks
-    return list(dict.fromkeys(f"dialectbench.metrics.{METRIC_MODULES[t]}" for t in tasks if t in METRIC_MODULES))
+    tasks = list(TASKS) if tasks is None else tasks
+    return list(dict.fromkeys(f"dialectbench.metrics.{TASKS[t].protocol.metric_module}" for t in tasks
+                              if t in TASKS))
 
 
 def _field(golds, name: str, task: str) -> list:
@@ -105,19 +101,27 @@ def _mt(golds, preds, **kw) -> MetricResult:
     return bleu(_field(golds, "reference", "mt"), preds, **kw)
 
 
-_SCORERS: dict[str, Callable[..., MetricResult]] = {
-    "dep": _dep, "pos": _pos, "ner": _ner, "did": _labels("macro"), "sa": _labels("accuracy"),
-    "tc": _labels("macro"), "nli": _labels("macro"), "mrc": _mrc, "eqa": _eqa,
-    "mt-dialect": _mt, "mt-region": _mt}
+# scorer (a task kind's `scorer`, tasks/kinds.py) -> function; a label task's primary (accuracy or macro
+# F1) is the metric its declaration names
+SCORERS: dict[str, Callable[..., MetricResult]] = {
+    "parsing": _dep, "upos": _pos, "entities": _ner, "multiple-choice": _mrc, "squad": _eqa, "bleu": _mt}
+_PRIMARY = {"accuracy": "accuracy", "macro_f1": "macro"}
+
+
+def _scorer(task: str) -> Callable[..., MetricResult]:
+    spec = TASKS[task]
+    if spec.protocol.scorer == "labels":
+        return _labels(_PRIMARY[spec.metric])
+    return SCORERS[spec.protocol.scorer]
 
 
 def score_task(task: str, golds: Sequence[Any], predictions: Sequence[Any], **options) -> MetricResult:
     """Score `predictions` against `golds` with the task's primary metric (see module doc)."""
-    if task not in _SCORERS:
-        raise ValueError(f"unknown task {task!r}; known: {', '.join(_SCORERS)}")
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
     check_lengths(golds, predictions)
-    result = _SCORERS[task](list(golds), list(predictions), **options)
-    declared = get_task(task)
+    result = _scorer(task)(list(golds), list(predictions), **options)
+    declared = TASKS[task]
     if "primary" not in options and result.metric != declared.metric:  # tasks.yaml is the one declaration
         raise RuntimeError(f"{task}: scored {result.metric!r}, tasks.yaml declares {declared.metric!r}")
     return result

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 from dialectbench import analysis
-from dialectbench.analysis.scores_io import TASK_IDS
 from dialectbench.report.inputs import KEY, ReportInput
 from dialectbench.report.intervals import mean_interval, score_interval
+from dialectbench.tasks import TASK_IDS
 
 
 @dataclass

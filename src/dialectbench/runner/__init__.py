@@ -12,7 +12,7 @@ from dialectbench.lazy import lazy_exports
 # light submodule (`runner.flags`, `runner.store`, `runner.progress`) must not load the executor, the plan,
 # the backends and the metrics behind them.
 _MODULES = {
-    "EmptySplit": "executor", "InProcessExecutor": "executor", "run_group": "executor",
+    "EmptySplit": "local_executor", "InProcessExecutor": "local_executor", "run_group": "local_executor",
     "Group": "plan", "Job": "plan", "Plan": "plan", "PlanError": "plan", "Skip": "plan", "TrainingSet": "plan",
     "build_plan": "plan",
     "RunError": "run", "RunResult": "run", "run": "run",

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from dialectbench.extras import require
-from dialectbench.runner.plan import DATA_ERRORS, MT_TASKS, Plan, build_plan
+from dialectbench.runner.plan import DATA_ERRORS, Plan, build_plan
+from dialectbench.tasks import MT_TASKS
 
 VOCAB = {"mbert": 119547, "xlmr": 250002}  # bert-base-multilingual-cased, xlm-roberta-base
 # published split sizes used when a split is on no disk here (train, dev, test examples)

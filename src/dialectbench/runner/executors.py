@@ -1,14 +1,15 @@
 """Which executor a run uses (`dialectbench run --executor KIND`): the local process pool or Ray.
 
-Apart from `executor` and `ray_executor` so that neither imports the other's module (`ray_executor` builds
-on `executor`; choosing between them belongs to neither).
+Apart from `local_executor` (in this process or a local process pool; `run_group`, the unit of work) and
+`ray_executor` so that neither imports the other's module (`ray_executor` builds on `local_executor`;
+choosing between them belongs to neither).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dialectbench.runner.executor import ProcessExecutor
+from dialectbench.runner.local_executor import ProcessExecutor
 
 EXECUTORS = ("local", "ray")
 

@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from dialectbench.backends.base import InvalidAnswer
+from dialectbench.tasks import TASKS
 
-_LABEL_TASKS = ("did", "sa", "tc", "nli")
-_STAND_IN = {"mrc": -1, "eqa": "\x00", "mt-dialect": "", "mt-region": ""}
 _LABEL_STAND_IN = "\x00invalid"
 
 
@@ -28,14 +27,15 @@ def score_options(task: str, golds: Sequence[Any], predictions: Sequence[Any]) -
     bad = set(invalid_positions(predictions))
     if not bad:
         return list(predictions), {}
-    if task in _LABEL_TASKS:
+    kind = TASKS[task].protocol if task in TASKS else None
+    if kind is not None and kind.labelled:
         labels = {str(g.label) for g in golds} | {str(p) for i, p in enumerate(predictions) if i not in bad}
         return [_LABEL_STAND_IN if i in bad else p for i, p in enumerate(predictions)], {"labels": sorted(labels)}
-    if task == "mrc":
+    if kind is not None and kind.answer_index:
         labels = {int(g.answer) for g in golds} | {int(p) for i, p in enumerate(predictions) if i not in bad}
         return [-1 if i in bad else p for i, p in enumerate(predictions)], {"labels": sorted(labels)}
-    if task in _STAND_IN:
-        return [_STAND_IN[task] if i in bad else p for i, p in enumerate(predictions)], {}
+    if kind is not None and kind.invalid_stand_in is not None:
+        return [kind.invalid_stand_in if i in bad else p for i, p in enumerate(predictions)], {}
     raise ValueError(f"{task}: the model returned invalid answers for a task that has no invalid-answer scoring")
 
 

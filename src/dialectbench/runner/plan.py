@@ -41,7 +41,6 @@ from dialectbench.runner.flags import SHARED_LABEL_SPACE
 from dialectbench.scores import SETTINGS
 
 ENGLISH = "english"
-MT_TASKS = ("mt-dialect", "mt-region")  # evaluated zero-shot with the pretrained system, no training
 PRETRAINED = "none (pretrained)"
 TRAINING_FREE = "none (training-free)"  # a backend's model that needs no training data (MRC's sliding window)
 FEWSHOT_SOURCES = ("variety", "cluster", "english")
@@ -341,7 +340,9 @@ def _english_source(b: _Builder, task: str, available: list[str]) -> str | None:
 
 
 def _plan_zero_shot(b: _Builder, task: str, evals: list[str], available: list[str]) -> None:
-    if task in MT_TASKS:
+    from dialectbench.tasks import MT_TASKS
+
+    if task in MT_TASKS:  # evaluated zero-shot with the pretrained system, no training
         training = TrainingSet(task, (), PRETRAINED)
     else:
         english = _english_source(b, task, available)
@@ -419,7 +420,9 @@ def _plan_in_cluster(b: _Builder, task: str, evals: list[str], available: list[s
 
 def _cluster_training(b: _Builder, task: str, cluster: str, available: list[str]) -> TrainingSet | str:
     """The in-cluster training set of `cluster`, or the reason there is none."""
-    if task == "did":  # one classifier per cluster over all its varieties (labels = varieties)
+    from dialectbench.tasks import kind_of
+
+    if kind_of(task).pools_cluster:  # DId: one classifier per cluster over all its varieties (labels = varieties)
         members = [v for v in available if b.catalog.cluster(v) == cluster]
         train = tuple(sorted(v for v in members if "train" in b.splits(task, v)))
         if not train:

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dialectbench.runner import progress
-from dialectbench.runner.executor import (
+from dialectbench.runner.lifeline import die_with_parent
+from dialectbench.runner.local_executor import (
     Events,
     NoEvents,
     Sink,
@@ -34,7 +35,6 @@ from dialectbench.runner.executor import (
     limit_threads,
     run_group,
 )
-from dialectbench.runner.lifeline import die_with_parent
 from dialectbench.runner.plan import DATA_ERRORS, Group, Job
 from dialectbench.runner.store import JobRecord
 
@@ -211,7 +211,7 @@ class RayExecutor:
         `abandon` stops what it started when the run ends before `execute`."""
         import threading
 
-        from dialectbench.runner.executor import worker_preload
+        from dialectbench.runner.local_executor import worker_preload
 
         if self._starting is not None:
             return

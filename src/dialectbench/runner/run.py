@@ -16,7 +16,7 @@ from dialectbench import __version__
 from dialectbench.backends.base import BackendUnavailableError
 from dialectbench.data.user_catalogue import with_user_data
 from dialectbench.runner import progress
-from dialectbench.runner.executor import InProcessExecutor
+from dialectbench.runner.local_executor import InProcessExecutor
 from dialectbench.runner.once import warnings_once
 from dialectbench.runner.options import (
     LimitedSource,

@@ -6,8 +6,11 @@
 'english'
 >>> expand_tasks("mt")
 ['mt-dialect', 'mt-region']
+>>> get_task("did").protocol.pools_cluster
+True
 """
 
+from dialectbench.tasks.kinds import KINDS, Kind, kind_of
 from dialectbench.tasks.registry import (
     ENGLISH,
     MT_TASKS,
@@ -15,14 +18,17 @@ from dialectbench.tasks.registry import (
     Representative,
     Task,
     expand_tasks,
+    forget_user_tasks,
     get_task,
+    register_task,
     representative,
     representatives,
     zero_shot_source,
 )
-from dialectbench.varieties import TASK_IDS, UnknownTaskError
+from dialectbench.varieties import TASK_IDS, UnknownTaskError, task_ids
 
 __all__ = [
-    "ENGLISH", "MT_TASKS", "TASKS", "TASK_IDS", "Representative", "Task", "UnknownTaskError", "expand_tasks",
-    "get_task", "representative", "representatives", "zero_shot_source",
+    "ENGLISH", "KINDS", "MT_TASKS", "TASKS", "TASK_IDS", "Kind", "Representative", "Task", "UnknownTaskError",
+    "expand_tasks", "forget_user_tasks", "get_task", "kind_of", "register_task", "representative",
+    "representatives", "task_ids", "zero_shot_source",
 ]

@@ -9,14 +9,14 @@ from importlib import resources
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from dialectbench.scores import SETTINGS
-from dialectbench.varieties import TASK_IDS, UnknownTaskError, Variety, registry
+from dialectbench.tasks.kinds import KINDS, Kind
+from dialectbench.varieties import MT_TASKS, TASK_IDS, UnknownTaskError, Variety, declare_task_id, registry
 from dialectbench.varieties.registry import RegistryDataError
 
 Category = Literal["structured prediction", "sentence classification", "question answering", "text generation"]
-MT_TASKS = ("mt-dialect", "mt-region")
 ENGLISH = "english"  # the zero-shot source variety: English training data (DialectBench section 3.2, setting 4)
 # Table 2: zero-shot means fine-tuning on English and testing on the variety, except for MT, where a
 # pretrained translation model is applied without any fine-tuning (there is no source variety).
@@ -28,17 +28,15 @@ class Task(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str
+    id: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
     name: str
-    category: Category
+    kind: str  # one of tasks/kinds.py KINDS: how it trains, scores and pools
+    category: Category | None = None  # Table 1's grouping (packaged tasks)
     metric: str
     metric_label: str
     higher_is_better: bool = True
-    # the metric name each per-variety score is stored under when it is not `metric` (DId: every variety's
-    # score is its own class's F1 on the pooled cluster test, stored as `f1`; `metric` is the task's macro F1)
-    variety_metric: str | None = None
     aggregation: Literal["mean"] = "mean"
-    paper_metric: str
+    paper_metric: str | None = None  # None: the task's own `metric` (a user's task; no paper to follow)
     published_metrics: tuple[str, ...] = ()
     # further metrics (not counts) each score of the task carries in its extra, with the task's direction
     secondary_metrics: tuple[str, ...] = ()
@@ -47,17 +45,32 @@ class Task(BaseModel):
     extra_settings: tuple[str, ...] = ()
     # what `dialectbench run` runs when no --settings is given (None: every setting of the task)
     default_settings: tuple[str, ...] | None = None
-    datasets: tuple[str, ...]
-    table8_column: str
-    metadata_name: str
+    datasets: tuple[str, ...] = ()
+    table8_column: str | None = None
+    metadata_name: str | None = None
     pseudo_references: bool = False
+    labels: tuple[str, ...] = ()  # the label set (a user's classification task; empty: whatever the data has)
 
-    @field_validator("id")
+    @field_validator("kind")
     @classmethod
-    def _known_id(cls, value: str) -> str:
-        if value not in TASK_IDS:
-            raise ValueError(f"task id {value!r} is not one of {', '.join(TASK_IDS)}")
+    def _known_kind(cls, value: str) -> str:
+        if value not in KINDS:
+            raise ValueError(f"unknown task kind {value!r}; known: {', '.join(KINDS)}")
         return value
+
+    @model_validator(mode="after")
+    def _metric_of_kind(self) -> Task:
+        allowed = KINDS[self.kind].metrics
+        if self.metric not in allowed:
+            raise ValueError(f"a {self.kind} task scores {' or '.join(allowed)}, not {self.metric!r}")
+        if self.paper_metric is None:
+            object.__setattr__(self, "paper_metric", self.metric)
+        return self
+
+    @property
+    def protocol(self) -> Kind:
+        """The kind's protocol object (tasks/kinds.py)."""
+        return KINDS[self.kind]
 
     @field_validator("settings", "extra_settings", "default_settings")
     @classmethod
@@ -71,20 +84,26 @@ class Task(BaseModel):
 
     @property
     def stored_metric(self) -> str:
-        """The metric the task's per-variety scores are stored (and summarised) under."""
-        return self.variety_metric or self.metric
+        """The metric the task's per-variety scores are stored (and summarised) under: the kind's per-variety
+        metric where it pools a cluster (DId: each variety's own class F1 on the pooled test, `f1`)."""
+        return self.protocol.per_variety_metric or self.metric
 
     @property
     def declared_metrics(self) -> tuple[str, ...]:
         """Every metric tasks.yaml names for the task: only these carry a direction in results files
         (counts a score keeps beside them, sys_len or pooled_n, are not metrics)."""
         names = (self.metric, self.stored_metric, self.paper_metric, *self.published_metrics, *self.secondary_metrics)
-        return tuple(dict.fromkeys(names))
+        return tuple(dict.fromkeys(n for n in names if n))
+
+    @property
+    def scored_by(self) -> str:
+        """What each variety's stored score is, in words: "macro F1", "span F1", "UAS"."""
+        return self.protocol.scored_by(self.metric)
 
     @property
     def summary_metrics(self) -> tuple[str, ...]:
         """The metric columns the paper's summaries read: the larger of `published_metrics` where given."""
-        return self.published_metrics or (self.paper_metric,)
+        return self.published_metrics or (self.paper_metric or self.metric,)
 
     @property
     def all_settings(self) -> tuple[str, ...]:
@@ -117,13 +136,35 @@ def _load_tasks() -> dict[str, Task]:
         except (ValidationError, TypeError) as exc:
             raise ValueError(f"{path}: entry {i + 1}: {exc}") from None
         tasks[task.id] = task
-    missing = set(TASK_IDS) - set(tasks)
-    if missing:
-        raise ValueError(f"{path}: no spec for task(s) {sorted(missing)}")
-    return {t: tasks[t] for t in TASK_IDS}
+    return tasks
 
 
+# the packaged tasks (the ids varieties.TASK_IDS reads from the same file), then those user catalogues declare
 TASKS: dict[str, Task] = _load_tasks()
+
+
+def register_task(task: Task) -> Task:
+    """Add a user catalogue's task (`new_task:`): it then runs, stores and reports like a packaged one.
+    A packaged id cannot be redeclared; the same declaration twice (two files of one task) is fine."""
+    if task.id in TASK_IDS or task.id == "mt":
+        raise ValueError(f"task {task.id!r} is a packaged task: give your task its own id")
+    if not task.protocol.user_declarable:
+        user = [k.name for k in KINDS.values() if k.user_declarable]
+        raise ValueError(f"a user catalogue cannot declare a {task.kind} task (yet); kinds: {', '.join(user)}")
+    if task.id in TASKS and TASKS[task.id] != task:
+        raise ValueError(f"task {task.id!r} is declared twice, differently")
+    declare_task_id(task.id, task.kind)
+    TASKS[task.id] = task
+    return task
+
+
+def forget_user_tasks() -> None:
+    """Drop the tasks user catalogues declared (tests; `user_catalogue.reset`)."""
+    from dialectbench.varieties import forget_user_task_ids
+
+    for task in [t for t in TASKS if t not in TASK_IDS]:
+        del TASKS[task]
+    forget_user_task_ids()
 
 
 def expand_tasks(task: str) -> list[str]:
@@ -170,7 +211,7 @@ def _table9() -> dict[tuple[str, str], Variety]:
 
 def representatives(task: str | None = None) -> list[Representative]:
     """The representative of every (task, cluster) pair with data, in task then cluster order."""
-    tasks = TASK_IDS if task is None else expand_tasks(task)
+    tasks = list(TASKS) if task is None else expand_tasks(task)
     return [_representative(t, c) for t in tasks for c in registry().clusters(task=t)]
 
 

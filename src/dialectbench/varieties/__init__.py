@@ -18,19 +18,25 @@ Speaker counts and dataset codes come from the original project's metadata (dial
 from dialectbench.varieties.model import Variety
 from dialectbench.varieties.naming import ATTRIBUTE_KEYS, MalformedVarietyName, VarietyError, parse_name
 from dialectbench.varieties.registry import (
+    MT_TASKS,
     TASK_IDS,
+    TASK_KINDS,
     Registry,
     RegistryDataError,
     UnknownClusterError,
     UnknownTaskError,
     UnknownVarietyError,
+    declare_task_id,
+    forget_user_task_ids,
     load_registry,
     lookup_key,
     registry,
+    task_ids,
 )
 
 __all__ = [
-    "ATTRIBUTE_KEYS", "TASK_IDS", "MalformedVarietyName", "Registry", "RegistryDataError",
+    "ATTRIBUTE_KEYS", "MT_TASKS", "TASK_IDS", "TASK_KINDS", "MalformedVarietyName", "Registry", "RegistryDataError",
     "UnknownClusterError", "UnknownTaskError", "UnknownVarietyError", "Variety", "VarietyError",
-    "load_registry", "lookup_key", "parse_name", "registry",
+    "declare_task_id", "forget_user_task_ids", "load_registry", "lookup_key", "parse_name", "registry",
+    "task_ids",
 ]

@@ -15,7 +15,38 @@ from dialectbench.varieties import aliases
 from dialectbench.varieties.model import Variety
 from dialectbench.varieties.naming import MalformedVarietyName, VarietyError, parse_name
 
-TASK_IDS = ("dep", "pos", "ner", "did", "sa", "tc", "nli", "mrc", "eqa", "mt-dialect", "mt-region")
+
+def _declared_kinds() -> dict[str, str]:
+    """Task id -> kind, in order, from the one declaration (tasks/tasks.yaml). Read here, the lowest layer
+    that needs the ids, as a file of the package (importing `dialectbench.tasks` would import upward)."""
+    import yaml
+
+    text = resources.files("dialectbench").joinpath("tasks", "tasks.yaml").read_text(encoding="utf-8")
+    return {str(entry["id"]): str(entry.get("kind", "")) for entry in yaml.safe_load(text)}
+
+
+# task id -> kind: the packaged tasks, then those a user catalogue declares (`declare_task_id`)
+TASK_KINDS: dict[str, str] = _declared_kinds()
+TASK_IDS = tuple(TASK_KINDS)  # the packaged tasks, in the paper's order
+MT_TASKS = tuple(t for t, kind in TASK_KINDS.items() if kind == "translation")  # `mt` names them all
+
+
+def task_ids() -> tuple[str, ...]:
+    """Every known task id: the packaged ones, then those user catalogues declared."""
+    return tuple(TASK_KINDS)
+
+
+def declare_task_id(task: str, kind: str) -> None:
+    """Make a user catalogue's task id known (tasks/registry.py `register_task` checks the rest)."""
+    if TASK_KINDS.get(task, kind) != kind:
+        raise ValueError(f"task {task!r} is already declared, as a {TASK_KINDS[task]} task")
+    TASK_KINDS[task] = kind
+
+
+def forget_user_task_ids() -> None:
+    for task in [t for t in TASK_KINDS if t not in TASK_IDS]:
+        del TASK_KINDS[task]
+
 # Columns of varieties.csv; `code_mt` holds the MT code whichever MT flavour the variety belongs to.
 CODE_COLUMNS = ("dep", "pos", "ner", "did", "sa", "tc", "nli", "mrc", "eqa", "mt")
 COLUMNS = ("cluster", "name", "glottocode", "mbert_seen", "tasks", "speakers", "speakers_note", "nllb_code",
@@ -169,11 +200,14 @@ class UnknownClusterError(VarietyError, LookupError):
 
 
 class UnknownTaskError(ValueError, LookupError):
-    """A task id that is not one of TASK_IDS (or `mt`)."""
+    """A task id that is not one of `task_ids()` (or `mt`)."""
 
     def __init__(self, task: str):
         self.task = task
-        super().__init__(f"unknown task {task!r}; valid task ids: {', '.join(TASK_IDS)} (or 'mt' for both MT)")
+        super().__init__(f"unknown task {task!r}; valid task ids: {', '.join(task_ids())} (or 'mt' for both MT)")
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:  # pickled from a worker: rebuilt from the id, not the message
+        return type(self), (self.task,)
 
 
 def _task_filter(task: str | None) -> frozenset[str] | None:
@@ -181,8 +215,8 @@ def _task_filter(task: str | None) -> frozenset[str] | None:
         return None
     t = task.strip().lower()
     if t == "mt":
-        return frozenset({"mt-dialect", "mt-region"})
-    if t not in TASK_IDS:
+        return frozenset(MT_TASKS)
+    if t not in TASK_KINDS:
         raise UnknownTaskError(task)
     return frozenset({t})
 

@@ -112,6 +112,13 @@ class BaselineBackend:
 
     def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None = None, *,
             seed: int = 0) -> BaselineModel:
+        if task not in TASKS:  # a task a user catalogue declared: the baseline of its kind
+            from dialectbench.tasks import kind_of
+
+            model = _BY_KIND.get(kind_of(task).name)
+            if model is None:
+                raise UnsupportedTaskError(f"baseline backend: no baseline for {kind_of(task).name} tasks ({task!r})")
+            return _lazy(model)(task, seed).fit(train)
         if task in ("did", "sa", "tc"):
             return _lazy("TextClassifier")(task, seed).fit(train)
         if task == "nli":
@@ -129,6 +136,10 @@ class BaselineBackend:
         if task in ("mt-dialect", "mt-region"):
             return CopyTranslator(task)
         raise UnsupportedTaskError(f"baseline backend: unknown task {task!r}; known: {', '.join(TASKS)}")
+
+
+# the baseline of each kind a user catalogue may declare (tasks/kinds.py `user_declarable`)
+_BY_KIND = {"classification": "TextClassifier", "pair-classification": "PairClassifier"}
 
 
 def _lazy(name: str) -> Any:

@@ -24,8 +24,7 @@ from dialectbench.backends.hf.config import TASK_DEFAULTS, TaskConfig, task_conf
 from dialectbench.backends.hf.heads import HEADS, Head, Translation
 from dialectbench.backends.hf.loading import ModelSpec, load_config, load_tokenizer, resolve
 from dialectbench.backends.hf.train import TrainLog, fine_tune, seed_everything
-
-MT_TASKS = ("mt-dialect", "mt-region")
+from dialectbench.tasks import MT_TASKS
 
 
 class HFBackend:

@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from dialectbench.data.errors import near, shown
+from dialectbench.varieties import TASK_IDS, task_ids  # noqa: F401 - TASK_IDS: data.catalogue re-exports it
 
-TASK_IDS = ("dep", "pos", "ner", "did", "sa", "tc", "nli", "mrc", "eqa", "mt-dialect", "mt-region")
 SPLITS = ("train", "dev", "test")
 FORMATS = ("conllu", "iob", "labelled", "pairs", "multiple_choice", "squad", "goldp", "parallel", "sdqa")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -197,10 +197,19 @@ class Dataset(_Strict):
 
 
 class TaskCatalogue(_Strict):
-    task: Literal[TASK_IDS]  # type: ignore[valid-type]
+    task: str  # a packaged task id, or one a user catalogue declares (`new_task:`)
     description: str
     datasets: dict[str, Dataset]
     entries: list[Entry]
+
+    @field_validator("task")
+    @classmethod
+    def _known_task(cls, value: str, info: Any) -> str:
+        declared = (info.context or {}).get("declared_task")  # a user file's own `new_task:`
+        if value not in task_ids() and value != declared:
+            raise ValueError(f"unknown task {value!r}; valid task ids: {', '.join(task_ids())}"
+                             " (or declare your own with `new_task:`)")
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> TaskCatalogue:

@@ -9,7 +9,7 @@ first token line. Any failure raises DataFormatError(path, line, problem).
 A sentence whose HEADs do not form a tree (a cycle, a word that is its own head, a HEAD beyond the
 sentence) is real data, not a format error: released treebanks have them (Singlish `train.conll`). It is
 kept, with `Sentence.tree_problem` saying "path:line: problem"; dependency training leaves it out, POS uses
-it, and a test set scores it as given (runner/executor.py). One warning per file counts them.
+it, and a test set scores it as given (runner/local_executor.py). One warning per file counts them.
 
 The parser is about an order of magnitude faster than `conllu.parse` (benchmarks/bench_readers.py), as it
 builds only the columns DialectBench needs. CoNLL-X files (10 columns, no ranges) read the same way.

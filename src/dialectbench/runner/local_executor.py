@@ -1,4 +1,7 @@
-"""Executors: run the plan's groups (fit once, evaluate each pending job) and hand back job records.
+"""The local executors (in this process, or a pool of local processes) and the unit of work every executor
+runs, `run_group` (runner/ray_executor.py builds on it; runner/executors.py chooses between them).
+
+Executors: run the plan's groups (fit once, evaluate each pending job) and hand back job records.
 
 The unit of work is `run_group(group, jobs, source, backend, ...)`: a pure function of its arguments
 that yields one `JobRecord` per job and touches no store. The in-process executor calls it in a loop;
@@ -26,7 +29,7 @@ from dialectbench.runner import invalid as invalid_answers
 from dialectbench.runner.lifeline import die_with_parent, watch_driver
 from dialectbench.runner.plan import DATA_ERRORS, Group, Job
 from dialectbench.runner.store import JobRecord
-from dialectbench.tasks import representative
+from dialectbench.tasks import kind_of, representative
 
 Sink = Callable[[JobRecord], None]
 
@@ -103,10 +106,11 @@ def _score(task: str, golds: Sequence[Any], predictions: Sequence[Any]) -> dict[
             "extra": extra, "values": result.per_example}
 
 
-def _did_scores(pooled: tuple[list[Any], list[Any]], own: list[Any], variety: str) -> dict[str, Any]:
-    """DId per variety (DialectBench Table 16): the F1 of the variety's own class on the pooled cluster test,
-    which the cluster's one classifier predicted in full. The class is the variety's name when the
-    dataset's labels are variety names (one dataset per cluster), else the majority label of its own split."""
+def _pooled_scores(task: str, pooled: tuple[list[Any], list[Any]], own: list[Any], variety: str) -> dict[str, Any]:
+    """A pooling kind's score per variety (DId, DialectBench Table 16): the F1 of the variety's own class on
+    the pooled cluster test, which the cluster's one classifier predicted in full. The class is the variety's
+    name when the dataset's labels are variety names (one dataset per cluster), else the majority label of
+    its own split."""
     from dialectbench.metrics import score_task
 
     golds, preds = pooled
@@ -117,11 +121,12 @@ def _did_scores(pooled: tuple[list[Any], list[Any]], own: list[Any], variety: st
         label = next(iter(own_labels))
     else:
         raise EmptySplit(f"the pooled dialect-identification test has no example of {variety!r}")
-    result = score_task("did", golds, preds)
+    result = score_task(task, golds, preds)
+    metric = kind_of(task).per_variety_metric or "f1"
     per_label = result.extra.get("per_label", {})
     mine = [(ex, p) for ex, p in zip(golds, preds) if str(ex.label) == label]
-    return {"metric": "f1", "score": float(per_label[label]["f1"]),
-            "signature": f"did|class f1 on the pooled cluster test|{result.signature}",
+    return {"metric": metric, "score": float(per_label[label][metric]),
+            "signature": f"{task}|class {metric} on the pooled cluster test|{result.signature}",
             "extra": {"class": label, "pooled_n": len(golds), "pooled_macro_f1": result.extra.get("macro_f1")},
             "golds": [ex for ex, _ in mine], "predictions": [p for _, p in mine],
             "values": [float(str(p) == label) for _, p in mine]}
@@ -148,11 +153,11 @@ def _icl_extra(job: Job, model: Any, golds: list[Any], predictions: list[Any], s
     return {**extra, "prompt_format": note} if note else extra
 
 
-def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None, demos: str = "",
+def _evaluate(job: Job, model: Any, golds: list[Any], pool: tuple | None, demos: str = "",
               seed: int = 0) -> dict[str, Any]:
     """Predict and score one job: metric fields plus the golds and predictions to store."""
-    if did_pool is not None:
-        return _did_scores(did_pool, golds, job.variety)
+    if pool is not None:
+        return _pooled_scores(job.task, pool, golds, job.variety)
     predictions = _predict(model, golds, job.variety)
     # --log-samples: the exact prompts and raw answers, taken before MT's pseudo-references predict again
     samples = list(getattr(model, "last_samples", ())) if getattr(model, "log_samples", False) else []
@@ -164,7 +169,7 @@ def _evaluate(job: Job, model: Any, golds: list[Any], did_pool: tuple | None, de
     scored = _score(job.task, golds, predictions)
     if str(getattr(model, "signature", "")).startswith("icl|"):
         scored["extra"].update(_icl_extra(job, model, golds, predictions, scored, rankings, seed))
-    if job.task.startswith("mt"):  # two BLEUs compare only against the same kind of reference
+    if kind_of(job.task).pseudo_references:  # two BLEUs compare only against the same kind of reference
         scored["signature"] = f"ref:{'pseudo' if pseudo else 'human'}|{scored['signature']}"
     if hasattr(model, "max_invalid"):  # a model that can leave examples unanswered: store the count, even 0
         scored["extra"].update(invalid_answers.invalid_extra(predictions))
@@ -180,7 +185,7 @@ def _with_pseudo_references(job: Job, model: Any, golds: list[Any]) -> list[Any]
     """DialectBench's MT protocol (DialectBench, Table 2 text): where a dialect sentence x has no English
     reference, its reference field holds the standard-variety sentence x-bar, and the system's own
     translation of x-bar is the pseudo-reference its translation of x is scored against."""
-    if not job.task.startswith("mt") or not any(getattr(g, "pseudo_reference", False) for g in golds):
+    if not kind_of(job.task).pseudo_references or not any(getattr(g, "pseudo_reference", False) for g in golds):
         return golds
     try:
         standard = representative(job.cluster, job.task).name
@@ -213,7 +218,7 @@ def _load_tests(group: Group, jobs: Sequence[Job], source: Any,
     return tests, problems
 
 
-def _did_pool(group: Group, model: Any, source: Any, tests: dict[str, list]) -> tuple[list, list]:
+def _cluster_pool(group: Group, model: Any, source: Any, tests: dict[str, list]) -> tuple[list, list]:
     """(golds, predictions) over the distinct test splits of the cluster's varieties."""
     golds: list[Any] = []
     seen: set[str] = set()
@@ -249,8 +254,9 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
         for job in jobs:
             yield _record(job, group, "skipped", seed=seed, config=config, message=f"training data: {err}")
         return
+    kind = kind_of(group.task)
     train_not_trees: dict[str, Any] = {}
-    if group.task == "dep":  # a sentence whose HEADs are not a tree teaches no parser: left out, counted
+    if kind.trees_only:  # a sentence whose HEADs are not a tree teaches no parser: left out, counted
         train, dev, train_not_trees = _trees_only(train, dev)
         if not train:
             for job in jobs:
@@ -267,10 +273,10 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
                           message=f"fit failed: {type(err).__name__}: {err}\n{traceback.format_exc(limit=3)}")
         return
     fit_seconds = time.perf_counter() - t0
-    did_pool = None
-    if group.task == "did" and group.training.mode == "finetune":
+    pool = None
+    if kind.pools_cluster and group.training.mode == "finetune":
         try:
-            did_pool = _did_pool(group, model, source, tests)
+            pool = _cluster_pool(group, model, source, tests)
         except (*data_errors, EmptySplit) as err:
             for job in jobs:
                 yield _record(job, group, "skipped", seed=seed, config=config, message=str(err))
@@ -282,9 +288,9 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
     train_labels = jobflags.label_counts(train)
     train_tags = jobflags.tag_counts(train, group.task)
     narrowed = _Narrowed(group, backend, train, dev, seed)
-    kind = getattr(source, "data_kind", None)  # the bundled sample suite's scores compare with nothing published
+    data_kind = getattr(source, "data_kind", None)  # the bundled sample suite's scores compare with nothing published
     sample = {v for v in {*group.training.members, *(j.variety for j in jobs)}
-              if callable(kind) and kind(group.task, v) == "sample"}
+              if callable(data_kind) and data_kind(group.task, v) == "sample"}
     meanings = _LabelMeanings(source, group)
     for k, job in enumerate(jobs):
         events.job_started(job)
@@ -299,7 +305,7 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
             yield _record(job, group, "failed", seed=seed, config=config,
                           message=f"fit on the shared label space failed: {type(err).__name__}: {err}")
             continue
-        yield _evaluate_job(job, group, job_model, golds, did_pool, seed, config, fit_seconds, scored,
+        yield _evaluate_job(job, group, job_model, golds, pool, seed, config, fit_seconds, scored,
                             train_labels=space["train_labels"] if space else train_labels, label_space=space,
                             train_tags=train_tags, train_not_trees=train_not_trees, seen=seen, held_out=held_out,
                             sample_suite=job.variety in sample or bool(sample & set(group.training.members)),
@@ -422,7 +428,7 @@ def _fallbacks(model: Any) -> int:
     return value if isinstance(value, int) else 0
 
 
-def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool: tuple | None, seed: int,
+def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], pool: tuple | None, seed: int,
                   config: dict[str, Any], fit_seconds: float, cache: dict[Any, dict[str, Any]], *,
                   train_labels: Counter | None = None, label_space: dict[str, Any] | None = None,
                   train_tags: Counter | None = None, train_not_trees: dict[str, Any] | None = None,
@@ -436,7 +442,7 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
     try:
         if key not in cache:
             before = _fallbacks(model)
-            cache[key] = _evaluate(job, model, golds, did_pool, group.training.demos, seed)
+            cache[key] = _evaluate(job, model, golds, pool, group.training.demos, seed)
             cache[key]["fallbacks"] = _fallbacks(model) - before
         scored = cache[key]
     except EmptySplit as err:
@@ -455,9 +461,9 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
     extra = dict(scored["extra"])
     if held_out:
         extra["demos_held_out"] = held_out
-    # DId scores one class of a pooled test: its own examples all share one label, so no majority rate
+    # a pooled kind (DId) scores one class of a pooled test: its own examples share one label, no majority rate
     flags = jobflags.evaluation_flags(train_labels or Counter(), golds, scored["score"], scored["metric"],
-                                      fallbacks=scored.get("fallbacks", 0), majority=did_pool is None,
+                                      fallbacks=scored.get("fallbacks", 0), majority=pool is None,
                                       task=job.task, train_tags=train_tags, predictions=scored["predictions"])
     if label_space is not None:
         flags["label_space"] = {k: v for k, v in label_space.items() if k != "train_labels"}
@@ -468,7 +474,7 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
         flags["overlap"] = {"share": round(leak.shared / leak.total, 4), "test": leak.shared}
     if sample_suite:
         flags["sample_suite"] = True
-    not_trees = jobflags.not_trees(golds, train_not_trees or {}) if job.task == "dep" else None
+    not_trees = jobflags.not_trees(golds, train_not_trees or {}) if kind_of(job.task).trees_only else None
     if not_trees:
         flags["not_trees"] = not_trees
     if flags:
@@ -627,7 +633,7 @@ def _weights(group: Group) -> tuple[float, float]:
 
 # what every local worker imports (light: the metrics and the backends load their heavy libraries on
 # demand); `worker_preload` adds what the plan's fits and metrics need
-PRELOAD = ("dialectbench.runner._fork_server", "dialectbench.runner.executor", "dialectbench.data",
+PRELOAD = ("dialectbench.runner._fork_server", "dialectbench.runner.local_executor", "dialectbench.data",
            "dialectbench.metrics")  # the first binds the server's life to the driver's (runner/lifeline.py)
 
 
