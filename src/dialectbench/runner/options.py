@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dialectbench.backends.base import Declared, model_capability
+
 # --gen-kwargs and --model-args: the keys each takes (lm-evaluation-harness's names as aliases)
 GEN_KWARGS: dict[str, type] = {"max_tokens": int, "temperature": float, "stop": list}
 GEN_ALIASES = {"max_gen_toks": "max_tokens", "max_new_tokens": "max_tokens", "until": "stop"}
@@ -228,20 +230,16 @@ def stratified_sample(examples: list[Any], n: int, rng: random.Random) -> list[A
     return [examples[i] for i in sorted(chosen)]
 
 
-class MarkedBackend:
+class MarkedBackend(Declared):
     """The backend, with what its models report as (MT's "copy") carrying the run's marks too."""
 
     def __init__(self, backend: Any, marks: str) -> None:
-        self._backend, self.marks = backend, marks
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "_backend":
-            raise AttributeError(name)
-        return getattr(self._backend, name)
+        super().__init__(backend)
+        self.marks = marks
 
     def fit(self, *args: Any, **kwargs: Any) -> Any:
         model = self._backend.fit(*args, **kwargs)
-        reports_as = getattr(model, "reports_as", None)
+        reports_as = model_capability(model, "reports_as")
         if reports_as:
             try:
                 model.reports_as = f"{reports_as} ({self.marks})"

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from dialectbench.backends.base import UnsupportedTaskError
+from dialectbench.backends.base import Backend, UnsupportedTaskError
 from dialectbench.backends.baseline.common import BaselineModel
 from dialectbench.backends.baseline.configs import CRFConfig, ParserConfig
 from dialectbench.backends.baseline.mt import CopyTranslator
@@ -65,7 +65,7 @@ def worker_modules(tasks: Sequence[str] | None = None) -> list[str]:
     return list(dict.fromkeys(name for group in names for name in group))
 
 
-class BaselineBackend:
+class BaselineBackend(Backend):
     """Backend protocol implementation: `fit(task, train, dev, seed=0) -> BaselineModel`."""
 
     name = "baseline"
@@ -113,6 +113,13 @@ class BaselineBackend:
         if task in ("mt-dialect", "mt-region"):
             return CopyTranslator(task)
         raise UnsupportedTaskError(f"baseline backend: unknown task {task!r}; known: {', '.join(TASKS)}")
+
+
+def factory(arg: str, **options: Any) -> BaselineBackend:
+    """The registry's factory (`get_backend("baseline", parser=..., crf=...)`)."""
+    if arg:  # the registry rejects an argument first; kept for a direct call
+        raise ValueError(f"backend 'baseline' takes no argument (got 'baseline:{arg}')")
+    return BaselineBackend(**options)
 
 
 def _lazy(name: str) -> Any:
