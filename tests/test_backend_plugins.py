@@ -4,8 +4,8 @@ entry-point group `dialectbench.backends` (examples/plugin-backend), a broken pl
 from __future__ import annotations
 
 import csv
-import io
 import inspect
+import io
 import json
 import os
 import shutil

@@ -236,7 +236,7 @@ def _plan_into(db: Store, *, tasks, varieties, clusters, model_name, settings, d
                         seed=seed, rerun=rerun)
 
 
-def _weigh_fits(plan: Plan, backend: Backend, limit: int | None = None) -> None:
+def _weigh_fits(plan: Plan, backend: Backend | None, limit: int | None = None) -> None:
     """The backend's cost estimate of each fit whose training size is known (`fit_weight(task, bytes,
     dev=...)`; None: by its size): the longest fits are scheduled first and the ETA weighs them by it. Under
     `--limit N` a test split weighs what N of its examples do, not its full size."""
@@ -245,6 +245,9 @@ def _weigh_fits(plan: Plan, backend: Backend, limit: int | None = None) -> None:
             for (variety, split), size in group.sizes.items():
                 if split == "test":
                     group.sizes[variety, split] = min(size, limit * progress.example_bytes(group.task))
+    if backend is None:
+        return
+    backend = declared(backend)
     for group in plan.groups:
         members = group.training.members
         if group.training.mode == "finetune" and members and all((v, "train") in group.sizes for v in members):
