@@ -18,7 +18,8 @@ up, each with the default declared here. Fitted baseline models are also plain p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from dialectbench.data.examples import Example
@@ -63,10 +64,9 @@ class Backend:
     cross_fit_tasks: tuple[str, ...] = ()  # without training data: cross-fitted on the test sets
     device: str = "cpu"  # a cuda/mps device keeps jobs in the main process
 
-    @property
-    def config(self) -> dict[str, Any]:
-        """JSON-able settings that change results (the runner keys its cache on them)."""
-        return {}
+    # JSON-able settings that change results (the runner keys its cache on them): a property, or a plain
+    # attribute set in __init__
+    config: Mapping[str, Any] = MappingProxyType({})
 
     def fit(self, task: str, train: Sequence[Example], dev: Sequence[Example] | None, *,
             seed: int = 0) -> FittedModel:
@@ -109,7 +109,7 @@ class Declared(Backend):
         return getattr(self._backend, name)
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> Mapping[str, Any]:  # type: ignore[override]
         return getattr(self._backend, "config", {})
 
     def fit(self, *args: Any, **kwargs: Any) -> Any:
