@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
+from dialectbench import extras
 from dialectbench.backends.base import Backend
-from dialectbench.extras import EXTRA_OF, MissingExtra, install_hint, missing
+from dialectbench.extras import MissingExtra
 
 GROUP = "dialectbench.backends"
 ARGUMENTS = ("none", "model id", "url")
@@ -76,12 +77,12 @@ class BackendEntry:
 
     def unavailable(self, arg: str = "") -> str:
         """Why the family cannot load here (the line naming what to install), or ""."""
-        absent = missing(*self.needs)
+        absent = extras.missing(*self.needs)  # looked up on the module: a test can make every extra missing
         what = f"--model {self.prefix}" + (":..." if arg else "")  # never the argument: a URL may hold a key
         if not absent:
             return ""
-        if not self.extra and all(m in EXTRA_OF for m in absent):
-            return install_hint(what, absent)
+        if not self.extra and all(m in extras.EXTRA_OF for m in absent):
+            return extras.install_hint(what, absent)
         return f"{what} needs {', '.join(absent)}: pip install '{self.extra or ' '.join(absent)}'"
 
     def check_options(self, options: dict[str, Any]) -> None:
