@@ -87,15 +87,19 @@ class RunOptions:
 
         if is_hf_model(model):
             return self._hf_options()
-        causal = _kind(model) == "hf-causal"  # in-process inference: a batch size and a device, no training
+        # any other family (hf-causal, llm, a plugin) gets --device and --batch-size when its registry entry
+        # declares them (hf-causal: in-process inference, a batch size and a device, no training)
+        from dialectbench.backends.registry import entry
+
+        found = entry(model)
+        takes = [n for n in ("device", "batch_size") if found is not None and n in (found.options or ())]
         asked = [f"--{n.replace('_', '-')}" for n in ("device", "batch_size", "epochs", "max_train_minutes")
-                 if getattr(self, n) is not None and not (causal and n in ("device", "batch_size"))]
-        if causal and not asked:
-            return {k: v for k, v in (("device", self.device), ("batch_size", self.batch_size)) if v is not None}
+                 if getattr(self, n) is not None and n not in takes]
         if asked:
+            flags = ", ".join(f"--{n.replace('_', '-')}" for n in takes)
             raise OptionError(f"{', '.join(asked)} apply to the baseline and hf backends"
-                              f"{' (hf-causal: --device, --batch-size)' if causal else ''}, not to {model!r}")
-        return {}
+                              f"{f' ({found.prefix}: {flags})' if takes else ''}, not to {model!r}")
+        return {n: getattr(self, n) for n in takes if getattr(self, n) is not None}
 
     def _hf_options(self) -> dict[str, Any]:
         overrides: dict[str, Any] = {}
