@@ -17,6 +17,12 @@ The server is measured in generate mode only: llama-cpp-python 0.3.36's echoed p
 shifted off their tokens for SmolLM2 (no BOS token), so the llm: backend refuses loglikelihood there
 (see ChatClient.echo_misaligned); in-process hf-causal gives both modes.
 Timings on a shared 2-core machine are noisy: compare the ratios measured in one run, not across runs.
+
+--compare-prefix: the shared-prefix path (prefix_cache, the default) against the full-prompt path
+(prefix_cache=false) on the same N items per set, in this process, one after the other, no request cache:
+CPU-seconds per item of each (process time, so other load on the machine counts little), their ratio,
+predictions compared item by item and the largest log-probability difference (loglikelihood mode).
+--threads 1,2 repeats that at each torch thread count.
 """
 
 from __future__ import annotations
@@ -161,6 +167,45 @@ def bench_server(gguf: Path, source, variety: str, n: int) -> None:
         proc.wait(timeout=30)
 
 
+def compare_prefix(name: str, gguf: Path, source, sa_varieties, n: int, modes, threads: int) -> list[dict]:
+    import torch
+
+    from dialectbench.backends import get_backend
+
+    torch.set_num_threads(threads)
+    backends = {cached: get_backend(f"hf-causal:{gguf}", device="cpu", batch_size=8, prefix_cache=cached,
+                                    log_samples=True, dtype="float32")
+                for cached in (True, False)}
+    for b in backends.values():
+        b.engine().load()
+    rows = []
+    for mode in modes:
+        for variety in sa_varieties:
+            train = source.load("sa", variety, "train")
+            test = _sample(source.load("sa", variety, "test"), n)
+            got = {}
+            for cached, backend in backends.items():
+                backend.mode = mode
+                model = backend.fit("sa", train, None, seed=0)
+                t0 = time.process_time()
+                preds = model.predict(test)
+                got[cached] = (preds, time.process_time() - t0, model.last_samples, len(model.labels))
+            (p1, c1, s1, labels), (p0, c0, s0, _) = got[True], got[False]
+            same = sum(a == b for a, b in zip(p1, p0))
+            diff = max((abs(x["reply"][k] - y["reply"][k]) for x, y in zip(s1, s0) for k in x["reply"]),
+                       default=0.0) if mode == "loglikelihood" else None
+            row = {"model": name, "variety": variety, "mode": mode, "labels": labels, "n": len(test),
+                   "threads": threads, "cpu_per_item_cached": c1 / len(test), "cpu_per_item_full": c0 / len(test),
+                   "ratio": c0 / max(c1, 1e-9), "same_predictions": same, "max_logprob_diff": diff,
+                   "score_cached": _score("sa", test, p1), "score_full": _score("sa", test, p0)}
+            rows.append(row)
+            print(f"{name:8} {variety[:24]:24} {mode:13} labels={labels} n={len(test)} threads={threads} "
+                  f"cpu/item cached={row['cpu_per_item_cached']:.3f}s full={row['cpu_per_item_full']:.3f}s "
+                  f"ratio={row['ratio']:.2f}x same={same}/{len(test)} "
+                  f"max|dlogp|={'-' if diff is None else f'{diff:.2e}'}", flush=True)
+    return rows
+
+
 def main() -> None:
     from dialectbench.data import open_source
 
@@ -173,6 +218,8 @@ def main() -> None:
     ap.add_argument("--store", type=Path, default=None, help="result store (default: a fresh temporary one); "
                     "a killed or timed-out run resumes from its request cache")
     ap.add_argument("--job-budget", type=float, default=4 * 3600.0, help="seconds per job (run --job-budget)")
+    ap.add_argument("--compare-prefix", action="store_true", help="shared-prefix vs full-prompt path (see above)")
+    ap.add_argument("--threads", default="1", help="--compare-prefix: torch thread counts, comma-separated")
     ap.add_argument("--server", action="store_true")
     ap.add_argument("--server-variety", default="tunisian arabic", help="the SA variety served (--server)")
     args = ap.parse_args()
@@ -180,6 +227,11 @@ def main() -> None:
     sa = [v.strip() for v in args.sa.split(",") if v.strip()] or source.varieties("sa")
     store = args.store or Path(tempfile.mkdtemp(prefix="bench-icl-")) / "results.sqlite"
     paths = {"smollm2": smollm2_gguf, "gemma3": gemma3_gguf}
+    if args.compare_prefix:
+        for threads in map(int, args.threads.split(",")):
+            for name in filter(None, args.models.split(",")):
+                compare_prefix(name, paths[name](), source, sa, args.n, args.modes.split(","), threads)
+        return
     for name in filter(None, args.models.split(",")):
         bench_model(name, paths[name](), args.data_dir, sa, args.n, args.modes.split(","), store, args.job_budget)
     if args.server:

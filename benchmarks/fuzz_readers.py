@@ -72,7 +72,8 @@ INTERESTING = ["①", "²", "¹", "١٢", "1-²", "0", "-1", "999999999999999999
                "x" * 140_000, "é", "\u2028", "\x1c", "null", "true", "[]", "{}", "[" * 3000, "{\"a\":" * 3000,
                "\"data\"", "\"answers\"", "\"id\"", ",", ";", "_", "B-PER", "I-", "O", "name=B-PER", "ID",
                "-gold", "kenya-en-KE", "x" * 300 + "-en-US", "\x00" * 70_000, "\r\r\n", "\n\r"]
-YAML_TOKENS = ["&a ", "*a", "*b", "!!python/object/apply:os.system ['x']", "!!binary x", "? ", "- ", ": ", "{",
+YAML_TOKENS = ["9" * 4301, "1" + "0" * 5000, "\ntask: sa\n", "\nformat: iob\n", "\n  encoding: punycode\n",
+               "\u200b", "\u202e", "\u2066", "&a ", "*a", "*b", "!!python/object/apply:os.system ['x']", "!!binary x", "? ", "- ", ": ", "{",
                "[", "%YAML 1.1\n", "---\n", "...\n", "<<: *a\n", "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
                + "".join(f"a{i}: &a{i} [{', '.join(['*a' if i == 1 else f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)),
                "{a: " * 200, "[" * 100_000, "\t", "'", '"', "\\", "@", "`", "|\n", ">\n"]
@@ -92,6 +93,21 @@ _CONLLU = "# sent_id = s1\n1\tthe\tthe\tDET\t_\t_\t2\tdet\t_\t_\n2\tcat\tcat\tNO
 _SQUAD = json.dumps({"data": [{"paragraphs": [{"context": "abc def", "qas": [
     {"id": "english-11-0", "question": "?", "answers": [{"text": "def", "answer_start": 4}]}]}]}]})
 _SDQA = ",ID,in XOR dev,english-gold,kenya-en-KE,kenya-en-US\n0,11,False,who?,who,who\n"
+# issue 37's classes: a text file with its labels in a second, row-aligned CSV; JSON pairs whose text fields
+# the mutations make null, lists, numbers; IOB files whose first token is a number, in the column layouts on
+# hand (WikiANN space/tab, Johansen "ID FORM LEMMA UPOS TAG")
+PAIRS_LABELS_SEEDS = [("premise\thypothesis\nhe ran\the moved\nit rained\tthe sun shone\n",
+                       "id,label\nx1,0\nx2,2\n"),
+                      ("premise\thypothesis\n1\t2\n\t\n", "label,id\n1,a\n1,a\n")]
+PAIRS_JSON_SEEDS = ["".join(json.dumps(r) + "\n" for r in (
+    {"premise": "he ran", "hypothesis": "he moved", "label": 0, "id": "a"},
+    {"premise": "it rained", "hypothesis": "sun", "label": "2", "id": 7},
+    {"premise": "x", "hypothesis": "y", "label": "neutral", "id": "a"}))]
+IOB_LAYOUT_SEEDS = ["1999\tCD\tO\nParis\tNNP\tB-LOC\n\n2\tCD\tO\n",
+                    "1999 O\nParis B-LOC\n\n",
+                    "1\tJohn\tjohn\tPROPN\tB-PER\n2\tran\trun\tVERB\tO\n\n1\tOslo\toslo\tPROPN\tS-GEO\n",
+                    "# sent_id = 1\n1\t12\t12\tNUM\tO\n2\tmen\tman\tNOUN\tO\n\n",
+                    "1\t2\t3\t4\tO\n3\tx\tx\tX\tO\n\n"]
 
 
 def _catalogue(task: str, fmt: str, parts: list, options: dict, cluster: str = "anglic") -> dict:
@@ -152,6 +168,8 @@ def _schema_keys() -> list[str]:
 CATALOGUE_VALUES = [None, 0, -1, 1.5, True, False, "", "x", [], {}, ["a"], {"a": "b"}, {"a": [1]}, {"a": {"b": 1}},
                     [None], "x" * 300, "../up", "/abs", "a\x00b", "d" * 300 + "/x", "anglik", "anglic", "testic",
                     "english", "standard arabic", "utf8x", "rot13", "latin-1", "utf-16", "passages", "pasages",
+                    "punycode", "idna", "utf_7", "unicode_escape", "raw_unicode_escape", "hex", "cp1252", "UTF8",
+                    "testish (a:north)\u200b", "testish (a:\u202enorth)", "testish\u2066 (a:north)", 2 ** 70,
                     "questions", "all", "train", "test", "dev", "labelled", "sdqa", "squad", "conllu", "iob",
                     "text", "category", "index_id", "²", 10 ** 30, ",", ";", "", "\t", "\n", '"', "kenya",
                     "english (a:north)", "testish (a:north)", "Testish (A:North)", "en-KE", "t.tsv", "c.json",
@@ -299,6 +317,9 @@ def seeds() -> dict[str, list[tuple[str, ...]]]:
     belebele = SHARED / "belebele-eng-reformatted" / "eng_Latn.jsonl"
     if belebele.is_file():
         out["multiple_choice_passages"].append(("\n".join(text(belebele).split("\n")[:2]) + "\n",))
+    out["pairs_labels"] = list(PAIRS_LABELS_SEEDS)
+    out["pairs_json"] = [(t,) for t in PAIRS_JSON_SEEDS]
+    out["iob_layouts"] = [(t,) for t in IOB_LAYOUT_SEEDS]
     out["catalogue"] = [(name,) for name in CATALOGUE_SEEDS]
     sdqa = (SHARED / "sd-qa" / "dev" / "eng") if shared else None
     if sdqa is not None and sdqa.is_dir():
@@ -399,6 +420,11 @@ def _run(name: str, folder: Path, data: list[bytes]) -> object:
         "labelled": lambda: list(read_labelled(put("x.txt", data[0]))),
         "pairs": lambda: list(read_pairs(put("x.tsv", data[0]), premise_column=0, hypothesis_column=1,
                                          label_column=2, header=False, label_map=XNLI_LABEL_IDS, labels=None)),
+        "pairs_labels": lambda: list(read_pairs(put("x.tsv", data[0]), labels_path=put("x.csv", data[1]),
+                                                id_column="id", label_map=XNLI_LABEL_IDS, labels=None)),
+        "pairs_json": lambda: list(read_pairs(put("x.jsonl", data[0]), id_column="id", label_map=XNLI_LABEL_IDS,
+                                              labels=None)),
+        "iob_layouts": lambda: _iob_checked(list(read_iob(put("x.bio", data[0])))),
         "multiple_choice": lambda: list(read_multiple_choice(put("x.jsonl", data[0]))),
         "multiple_choice_passages": lambda: list(read_multiple_choice(put("x.jsonl", data[0]), layout="passages")),
         "squad": lambda: list(read_squad(put("x.json", data[0]))),
@@ -407,6 +433,22 @@ def _run(name: str, folder: Path, data: list[bytes]) -> object:
                          list(read_sdqa(folder, "eng", "dev")))[2],
     }
     return readers[name]()
+
+
+class _Escape(Exception):
+    """An input read without error but wrongly (counted as an escape)."""
+
+
+def _iob_checked(sentences: list) -> list:
+    """The sentences, after checking what the readers promise of them: unique ids, and no token that is a
+    tag (the POS or tag column taken as the tokens)."""
+    ids = [s.example_id for s in sentences]
+    if len(set(ids)) != len(ids):
+        raise _Escape(f"colliding example ids: {ids[:6]}")
+    for s in sentences:
+        if len(s.tokens) != len(s.tags):
+            raise _Escape("tokens and tags differ in number")
+    return sentences
 
 
 def _catalogue(folder: Path, files: list[tuple[str, bytes]]) -> list[str]:
@@ -430,6 +472,11 @@ def _one(name: str, folder: Path, rng: random.Random, data: list) -> tuple[str, 
         return ("named" if problems else "ok"), _check_problems(folder / "c", problems)
     try:
         result = _run(name, folder, data)
+        if isinstance(result, list) and result and hasattr(result[0], "example_id"):
+            # SD-QA yields one question per dialect under the question's shared id: (id, dialect) is its key
+            ids = [(r.example_id, getattr(r, "dialect", None)) for r in result]
+            if len(set(ids)) != len(ids):  # issue 37: a "@index" suffix equal to a real id, or repeated id values
+                return "ok", f"colliding example ids: {sorted(i for i in ids if ids.count(i) > 1)[:4]}"
     except DataFormatError as err:
         if len(err.problem) > MAX_MESSAGE:
             return "named", f"message of {len(err.problem):,} characters: {err.problem[:120]!r}"

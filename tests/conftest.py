@@ -35,19 +35,28 @@ def forget_user_catalogues(monkeypatch):
     user_catalogue.reset()
 
 
+def _present(folder: Path) -> bool:
+    """A folder with something in it: an empty ../shared (a checkout's placeholder, a failed mount) is as
+    absent as a missing one, and the tests skip instead of failing on each missing file."""
+    try:
+        return folder.is_dir() and any(not p.name.startswith(".") for p in folder.iterdir())
+    except OSError:
+        return False
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """Root of the real public datasets (../shared/data); skips the test when absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip("real data in ../shared/data is not available")
+    """Root of the real public datasets (../shared/data); skips the test when absent or empty."""
+    if not _present(SHARED_DATA):
+        pytest.skip(f"real data in {SHARED_DATA} is not available (absent or empty)")
     return SHARED_DATA
 
 
 @pytest.fixture(scope="session")
 def seeds() -> Path:
-    """The two papers' text (../shared/seeds); skips when absent."""
-    if not SEEDS.is_dir():
-        pytest.skip("../shared/seeds is not available")
+    """The two papers' text (../shared/seeds); skips when absent or empty."""
+    if not _present(SEEDS):
+        pytest.skip(f"{SEEDS} is not available (absent or empty)")
     return SEEDS
 
 

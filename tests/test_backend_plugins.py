@@ -139,7 +139,7 @@ def test_a_duck_typed_backend_and_model_get_the_declared_defaults():
 
     wrapped = declared(Duck())
     assert isinstance(wrapped, Declared) and wrapped.name == "duck" and wrapped.supports_icl is False
-    assert wrapped.config == {} and wrapped.fit_weight("tc", 10.0) is None and wrapped.estimate_cost("tc") is None
+    assert wrapped.config == {} and wrapped.fit_weight("tc", 10.0) is None and wrapped.job_seconds("tc", 1, 0, 1) is None
     assert declared(wrapped) is wrapped
     assert model_capability(object(), "fallbacks") == 0 and model_capability(object(), "max_invalid") is None
 

@@ -140,3 +140,59 @@ def test_the_parser_fit_estimate_follows_its_epochs_and_work_budget():
     # UD_English-EWT's fit ends on its work budget first either way
     assert backend.fit_weight("dep", small, dev=True) < backend.fit_weight("dep", small) / 3
     assert backend.fit_weight("dep", 14.2e6, dev=True) == ewt
+
+
+SMALL_CNN = ParserConfig(arch="cnn", word_dim=32, char_dim=16, char_filters=32, conv_dim=64,
+                         conv_dilations=(1, 2, 4), arc_hidden=64, label_hidden=32, batch_tokens=400,
+                         max_epochs=8, patience=2, threads=1)
+
+
+@pytest.fixture(scope="module")
+def fitted_cnn():
+    train, dev = synthetic_treebank(300, 1), synthetic_treebank(40, 2)
+    return BaselineBackend(parser=SMALL_CNN).fit("dep", train, dev, seed=0)
+
+
+def test_the_convolutional_encoder_learns_the_grammar_and_pickles(fitted_cnn):
+    test = synthetic_treebank(100, 3)
+    pred = fitted_cnn.predict(test)
+    total = sum(len(s.words) for s in test)
+    uas = sum(h == g for s, (hs, _) in zip(test, pred) for h, g in zip(hs, s.heads)) / total
+    assert uas > 0.90, uas
+    assert all(is_single_root_tree(hs) and len(rs) == len(hs) for hs, rs in pred)
+    assert pickle.loads(pickle.dumps(fitted_cnn)).predict(test) == pred
+
+
+def test_the_convolutional_encoder_ignores_the_padding_of_its_batch(fitted_cnn):
+    """A sentence's states are the same alone or padded in a batch with a longer one (positions past its
+    end are zeroed before every block, so the dilated convolutions never read them)."""
+    import torch
+
+    short, long_ = synthetic_treebank(30, 6)[0], max(synthetic_treebank(30, 7), key=lambda s: len(s.words))
+    parser = fitted_cnn
+    enc = parser._encode([short, long_], train=False)
+    states = [parser.net.encoder(**{k: v for k, v in parser._batch(enc, idx).items() if k != "mask"})
+              for idx in ([0], [0, 1])]
+    n = len(short.words) + 1
+    assert torch.allclose(states[0][0, :n], states[1][0, :n], atol=1e-5)
+
+
+def test_the_same_seed_fits_the_same_convolutional_parser():
+    train = synthetic_treebank(40, 3)
+    config = ParserConfig(arch="cnn", word_dim=8, char_dim=8, char_filters=8, conv_dim=16, arc_hidden=16,
+                          label_hidden=8, max_epochs=2, threads=1)
+    a, b = (BaselineBackend(parser=config).fit("dep", train, None, seed=0) for _ in range(2))
+    assert [h["loss"] for h in a.history] == [h["loss"] for h in b.history]
+    assert a.predict(train) == b.predict(train)
+
+
+def test_each_encoder_has_its_own_job_key_and_the_bilstm_keeps_its_old_one():
+    """A score of one encoder is never reused as the other's; the BiLSTM's key holds no new field, so
+    the scores stored before the convolutional encoder existed (all BiLSTM) stay valid."""
+    bilstm = BaselineBackend(parser=ParserConfig(arch="bilstm")).config["parser"]
+    cnn = BaselineBackend(parser=ParserConfig(arch="cnn")).config["parser"]
+    assert bilstm != cnn and cnn["arch"] == "cnn"
+    assert not {"arch", "conv_dim", "conv_dilations"} & set(bilstm)
+    assert "lstm_hidden" in bilstm and "lstm_hidden" not in cnn
+    with pytest.raises(ValueError, match="unknown encoder"):
+        BaselineBackend(parser=ParserConfig(arch="nope", threads=1)).fit("dep", synthetic_treebank(3, 5), None)

@@ -38,10 +38,10 @@ def test_plan_of_a_known_model_still_plans():
 
 
 def test_perturb_of_a_missing_or_folder_input_is_one_line(tmp_path):
-    line = _one_error_line(_run("perturb", "-i", str(tmp_path / "missing.conllu"), "-o", str(tmp_path / "o"),
+    line = _one_error_line(_run("perturb", "-i", str(tmp_path / "missing.conllu"), "--output", str(tmp_path / "o"),
                                 "--profile", "aave"))
     assert "no such file" in line and "missing.conllu" in line
-    assert "is not a file" in _one_error_line(_run("perturb", "-i", str(tmp_path), "-o", str(tmp_path / "o"),
+    assert "is not a file" in _one_error_line(_run("perturb", "-i", str(tmp_path), "--output", str(tmp_path / "o"),
                                                    "--profile", "aave"))
 
 

@@ -135,3 +135,37 @@ def test_a_store_from_before_samples_is_read_and_upgraded(server, tmp_path):
     _run(server, store, rerun=True, log_samples=True, cache_only=True)  # the next writable open adds the table
     with Store(store) as db:
         assert db.samples() and db.scores()
+
+
+def test_rescore_without_log_samples_keeps_the_stored_samples(server, tmp_path):
+    """Issue 36 item 7: rescoring never loses data. A --rescore (cache only, rerun) without --log-samples
+    keeps each job's logged prompts and raw answers; a rerun that logs samples again replaces them."""
+    store = tmp_path / "s.db"
+    _run(server, store, log_samples=True)
+    with Store(store) as db:
+        before = [(s["job_key"], s["idx"], s["prompt"], s["response"]) for s in db.samples()]
+    assert before
+    result = _run(server, store, rerun=True, cache_only=True)
+    assert result.counts["done"] > 0
+    with Store(store) as db:
+        after = [(s["job_key"], s["idx"], s["prompt"], s["response"]) for s in db.samples()]
+    assert after == before
+    _run(server, store, rerun=True, cache_only=True, log_samples=True)
+    with Store(store) as db:
+        assert len(db.samples()) == len(before)  # replaced, not doubled
+
+
+@pytest.mark.parametrize("task", ["tc", "pos"])
+def test_the_baseline_logs_each_examples_input_and_prediction(tmp_path, task):
+    """--log-samples with a backend that has no prompts (issue 39: a TypeError before): one sample per
+    test example, its input text and the prediction, as lm-evaluation-harness logs for every model."""
+    store = tmp_path / "r.sqlite"
+    result = run(tasks=[task], model="baseline", store=store,
+                 backend_options={"log_samples": True})
+    assert result.counts["done"] > 0 and result.counts["failed"] == 0
+    with Store(store, readonly=True) as db:
+        samples, predictions = db.samples(), db.conn.execute("SELECT count(*) FROM predictions").fetchone()[0]
+    assert samples and len(samples) == predictions  # every scored example, once
+    for s in samples:
+        assert s["prompt"].strip() and s["gold"] is not None
+        assert s["response"] == s["prediction"]  # what the model answered is what was scored

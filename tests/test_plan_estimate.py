@@ -23,7 +23,7 @@ def test_the_plan_lists_every_catalogued_variety_under_table_2_settings():
     out = CliRunner().invoke(app, ["plan", "--tasks", "pos,tc", "--format", "csv"])
     assert out.exit_code == 0, out.output
     rows = _rows(out.stdout)
-    plan, source = est.full_plan("mbert", tasks=["pos", "tc"])
+    plan, source = est.full_plan("baseline", tasks=["pos", "tc"])  # plan's default model is run's
     assert len(rows) == len(plan.jobs) > 100  # the whole catalogue, not the bundled sample suite
     assert {r["setting"] for r in rows if r["task"] == "pos"} >= {"zero-shot", "in-variety"}
     assert len({r["variety"] for r in rows if r["task"] == "tc"}) == len(source.varieties("tc"))
@@ -135,7 +135,54 @@ def test_mt_jobs_are_listed_but_not_costed():
 
 
 def test_a_bad_device_or_data_dir_is_a_one_line_error(tmp_path):
-    out = CliRunner().invoke(app, ["plan", "--estimate", "--device", "tpu"])
+    out = CliRunner().invoke(app, ["plan", "--model", "mbert", "--estimate", "--device", "tpu"])
     assert out.exit_code == 2 and "unknown device 'tpu'" in out.output
     out = CliRunner().invoke(app, ["plan", "--data-dir", str(tmp_path / "nowhere")])
     assert out.exit_code == 2 and "does not exist" in " ".join(out.output.split())
+
+
+def test_the_baseline_estimates_its_own_cost_from_per_word_costs():
+    """Issue 36 item 7: `--model baseline` never times a BERT step. Hand numbers from baseline/costs.py:
+    a CRF fit costs its training words x FIT_CRF_PER_WORD; a parser fit the words ParserConfig expects it to
+    go through (with a dev split, patience + 2 = 5 epochs of a small treebank) x FIT_PARSER_PER_WORD."""
+    from dialectbench.backends import cost_estimator
+    from dialectbench.backends.baseline import costs
+
+    baseline = cost_estimator("baseline")
+    assert cost_estimator("mbert") == "encoder-step" and cost_estimator("llm:http://x/v1") is None
+    pos = _group("pos", ["a"], [("a", "in-variety"), ("b", "zero-shot")])
+    dep = _group("dep", ["a"], [("a", "in-variety")])
+    counts = {("pos", "a", "train"): 1000, ("pos", "a", "test"): 100, ("pos", "b", "test"): 200,
+              ("dep", "a", "train"): 1000, ("dep", "a", "dev"): 100, ("dep", "a", "test"): 100}
+    words = {("pos", "a", "train"): 20_000, ("pos", "a", "test"): 2_000,  # b's words not counted: 16.3 a sentence
+             ("dep", "a", "train"): 20_000, ("dep", "a", "test"): 2_000}
+    rows = est.estimate_rows(SimpleNamespace(groups=[pos, dep]), est.Sizes(counts, set(), words), baseline)
+    crf_fit = 20_000 * costs.FIT_CRF_PER_WORD
+    assert rows[0]["seconds"] == round(crf_fit + 2_000 * costs.PREDICT_CRF_PER_WORD, 1)
+    assert rows[1]["seconds"] == round(200 * costs.WORDS_PER_SENTENCE * costs.PREDICT_CRF_PER_WORD, 1)
+    parser_fit = 5 * 20_000 * costs.FIT_PARSER_PER_WORD  # 5 epochs (patience 3 + 2) < 30, < 900k words
+    assert rows[2]["seconds"] == round(parser_fit + 2_000 * costs.PREDICT_PARSER_PER_WORD, 1)
+    # EWT-sized (204.6k train words, a dev split): the work budget's 900k words, 419 CPU-s, not hours
+    fit, _ = baseline.job_seconds("dep", 12_544, 2_001, 0, train_words=204_600)
+    assert fit == pytest.approx(419.0)
+    assert baseline.job_seconds("sa", 1000, 0, 100) == (None, None)  # text classifiers: not costed
+
+
+def test_plan_estimate_baseline_measures_nothing_and_says_cpu_hours(monkeypatch):
+    monkeypatch.setattr(est, "measure_costs", lambda *a, **k: pytest.fail("timed a BERT step for the baseline"))
+    out = CliRunner().invoke(app, ["plan", "--model", "baseline", "--tasks", "pos", "--estimate", "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    rows = _rows(out.stdout)
+    assert rows and all(r["seconds"] for r in rows)
+    assert "CPU-hours on this machine" in " ".join(out.stderr.split())
+
+
+def test_plan_settings_lists_icl_jobs_for_in_context_families():
+    out = CliRunner().invoke(app, ["plan", "--model", "llm:http://127.0.0.1:9/v1", "--tasks", "sa",
+                                   "--settings", "icl", "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    rows = _rows(out.stdout)
+    assert rows and {r["setting"] for r in rows} == {"icl"}
+    out = CliRunner().invoke(app, ["plan", "--model", "baseline", "--tasks", "pos", "--settings", "zero-shot",
+                                   "--format", "csv"])
+    assert out.exit_code == 0 and {r["setting"] for r in _rows(out.stdout)} == {"zero-shot"}

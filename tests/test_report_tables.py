@@ -143,12 +143,13 @@ def test_build_report_writes_every_format(tmp_path):
     out = build_report(FIXTURE, tmp_path / "r", formats=("md", "csv", "latex"), n_resamples=10)
     assert out == tmp_path / "r" / "tables" and not (tmp_path / "r" / "index.html").exists()
     names = {p.name for p in out.iterdir()}
-    for stem in ("table3_task_summary", "table4_gap_summary", "table23_cluster_utility_dep", "leaderboard_pos"):
+    for stem in ("headline", "table3_task_summary", "table4_gap_summary", "table23_cluster_utility_dep", "leaderboard_pos"):
         assert {f"{stem}.md", f"{stem}.csv", f"{stem}.tex"} <= names
     figs = {p.name for p in (tmp_path / "r" / "figures").iterdir()}
     assert {"fig3_max_scores_dep.png", "fig3_max_scores_dep.svg", "fig4_gaps_dep.svg"} <= figs
     assert "fig4_gaps_pos.png" not in figs  # pos has no zero-shot rows: no gap scatter, not an empty plot
-    assert len(all_tables(build_data(load_input(FIXTURE), n_resamples=10))) == 2 + 5 * 2
+    # the headline (issue 36), Tables 3 and 4, five per task
+    assert len(all_tables(build_data(load_input(FIXTURE), n_resamples=10))) == 3 + 5 * 2
 
 
 def test_bad_inputs_give_clear_errors(tmp_path):
@@ -164,7 +165,7 @@ def test_bad_inputs_give_clear_errors(tmp_path):
 
 def test_cli_report(tmp_path):
     runner = CliRunner()
-    res = runner.invoke(app, ["report", "--scores", str(FIXTURE), "--out", str(tmp_path / "r"), "--format", "csv",
+    res = runner.invoke(app, ["report", "--scores", str(FIXTURE), "--out", str(tmp_path / "r"), "--formats", "csv",
                               "--compare", "paper"])
     assert res.exit_code == 0, res.output
     t3 = rows_of((tmp_path / "r" / "tables" / "table3_task_summary.csv").read_text())

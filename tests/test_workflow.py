@@ -52,7 +52,8 @@ def test_run_folder_holds_the_store_results_json_and_its_own_report(tmp_path, fa
     assert any(j["status"] == "skipped" and j["message"] for j in doc["jobs"])  # moroccan arabic: empty test
     assert all(s["reason"] for s in doc["skips"])
     # lm-eval-shaped keys (issue 28): the task's aggregate, direction, versions with the plan's data hashes
-    assert doc["format_version"] == 2 and doc["results"]["tc"]["n"] == len(done)
+    headline = [e for by_model in doc["results"]["tc"]["by_setting"].values() for e in by_model.values()]
+    assert doc["format_version"] == 3 and sum(e["n"] for e in headline) == len(done)
     assert doc["higher_is_better"]["tc"]["macro_f1"] is True
     assert doc["versions"]["tasks"]["tc"]["data_fingerprints"] and doc["command_line"]
     # each run's report holds that run's tasks only: no stale or mixed tables
@@ -296,30 +297,39 @@ def _write(store, keys, tmp_path, **kw):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_results_block_is_the_mean_and_sem_of_each_task_by_hand(small_run, tmp_path):
+def test_results_block_is_one_headline_per_task_and_setting_by_hand(small_run, tmp_path):
+    """Issue 36 item 1 (format 3): settings are never averaged together; the spread over varieties is named
+    for what it is; an item-level stderr only where per-example evidence exists (none in this store)."""
     store, keys = small_run
     doc = _write(store, keys, tmp_path, argv=["dialectbench", "run"])
-    assert doc["format_version"] == doc["results_version"] == 2
+    assert doc["format_version"] == doc["results_version"] == 3
     pos = doc["results"]["pos"]
-    # 70, 80, 90, 60: mean 75; deviations 5, 5, 15, 15 -> sd sqrt(500/3) = 12.9099 -> sem 12.9099/2 = 6.4550
-    assert pos["metric"] == "f1" and pos["mean"] == pytest.approx(75.0) and pos["n"] == 4
-    assert pos["stderr"] == pytest.approx(6.45497, abs=1e-4) and pos["stderr_method"] == "sem"
-    assert pos["varieties"] == 3 and pos["aggregation"] == "mean" and pos["higher_is_better"] is True
-    # in-variety 70, 80, 90: mean 80, sd 10, sem 10 / sqrt(3) = 5.7735; zero-shot: one score, no stderr
-    assert pos["by_setting"]["in-variety"] == {"mean": pytest.approx(80.0), "stderr": pytest.approx(5.773503),
-                                               "stderr_method": "sem", "n": 3}
-    assert pos["by_setting"]["zero-shot"]["mean"] == 60.0 and pos["by_setting"]["zero-shot"]["stderr"] is None
-    dep = doc["results"]["dep"]  # the NaN score is counted apart, not averaged
-    assert dep["mean"] == 50.0 and dep["n"] == 1 and dep["undefined"] == 1 and dep["stderr"] is None
-    assert doc["results"]["mt-dialect"]["mean"] == 30.0 and doc["results"]["did"]["metric"] == "f1"
+    assert pos["metric"] == "f1" and pos["aggregation"] == "mean" and pos["higher_is_better"] is True
+    assert "mean" not in pos  # no mean of in-variety with zero-shot (was 75.0)
+    # in-variety 70, 80, 90: mean 80, sd 10 over the three varieties; zero-shot: one score, no spread
+    iv = pos["by_setting"]["in-variety"]["baseline"]
+    assert iv["mean"] == pytest.approx(80.0) and iv["n"] == 3 and iv["varieties"] == ["a", "b", "c"]
+    assert iv["std_over_varieties"] == pytest.approx(10.0) and iv["stderr"] is None and iv["stderr_method"] is None
+    zs = pos["by_setting"]["zero-shot"]["baseline"]
+    assert zs["mean"] == 60.0 and zs["std_over_varieties"] is None and zs["n_excluded"] == 0
+    dep = doc["results"]["dep"]["by_setting"]["in-variety"]["baseline"]  # the NaN score is named apart, not averaged
+    assert dep["mean"] == 50.0 and dep["n"] == 1 and dep["undefined"] == ["b"]
+    assert doc["results"]["mt-dialect"]["by_setting"]["in-variety"]["baseline"]["mean"] == 30.0
+    assert doc["results"]["did"]["metric"] == "f1"  # the declared stored metric (tasks.yaml variety_metric)
     assert set(doc["results"]) == {"pos", "dep", "mt-dialect", "did"}  # the failed job adds nothing
+    # lm-eval fields: examples scored, per-task configs, the model's revision (not recorded: null)
+    assert doc["n-samples"]["pos"] == {"effective": 4 * 10, "original": 4 * 10}
+    assert doc["configs"]["pos"]["declaration"]["metric"] == "f1" and doc["n-shot"]["pos"] == {
+        "in-variety": None, "zero-shot": None}
+    assert doc["models"]["baseline"]["revision"] is None
 
 
 def test_higher_is_better_per_task_and_metric_from_the_declarations(small_run, tmp_path):
     store, keys = small_run
     hib = _write(store, keys, tmp_path, argv=[])["higher_is_better"]
+    # issue 36: only metrics tasks.yaml declares carry a direction (dep's cer here is not)
     assert hib["pos"] == {"f1": True, "accuracy": True}
-    assert hib["dep"] == {"uas": True, "las": True, "cer": False}  # CER: MetricResult's direction
+    assert hib["dep"] == {"uas": True, "las": True}
     assert hib["mt-dialect"] == {"bleu": True, "chrf": True}
     assert hib["did"] == {"macro_f1": True, "f1": True}
 

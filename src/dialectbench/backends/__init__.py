@@ -21,14 +21,16 @@ from dialectbench.backends.registry import (
     UnknownBackendError,
     backend_names,
     check_name,
+    cost_estimator,
     entries,
     get_backend,
     plugin_problems,
     register,
     register_backend,
+    supports_icl,
     worker_modules,
 )
 
 __all__ = ["Backend", "BackendEntry", "BackendOptionError", "FittedModel", "UnknownBackendError",
-           "backend_names", "check_name", "entries", "get_backend", "plugin_problems", "register",
-           "register_backend", "worker_modules"]
+           "backend_names", "check_name", "cost_estimator", "entries", "get_backend", "plugin_problems", "register",
+           "register_backend", "supports_icl", "worker_modules"]

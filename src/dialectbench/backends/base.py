@@ -82,8 +82,9 @@ class Backend:
         """The relative cost of a fit on `train_bytes` of data (scheduling and the ETA); None: by its size."""
         return None
 
-    def estimate_cost(self, task: str, **sizes: Any) -> Any:
-        """`plan --estimate`'s cost of a job with this backend; None: no estimate declared."""
+    def job_seconds(self, task: str, n_train: int, n_dev: int, n_test: int, **words: Any) -> Any:
+        """`plan --estimate`'s (fit s, evaluation s) of a job with this backend (entry `cost="backend"`);
+        None: no estimate of its own."""
         return None
 
 
@@ -129,9 +130,9 @@ class Declared(Backend):
         weigh = getattr(self._backend, "fit_weight", None)
         return weigh(task, train_bytes, dev=dev) if callable(weigh) else None
 
-    def estimate_cost(self, task: str, **sizes: Any) -> Any:
-        estimate = getattr(self._backend, "estimate_cost", None)
-        return estimate(task, **sizes) if callable(estimate) else None
+    def job_seconds(self, task: str, n_train: int, n_dev: int, n_test: int, **words: Any) -> Any:
+        estimate = getattr(self._backend, "job_seconds", None)
+        return estimate(task, n_train, n_dev, n_test, **words) if callable(estimate) else None
 
 
 def declared(backend: Any) -> Backend:

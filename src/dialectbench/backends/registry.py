@@ -57,6 +57,9 @@ class BackendEntry:
     needs: tuple[str, ...] = ()  # import names of the optional libraries it needs, checked before it loads
     extra: str = ""  # what to pip install when they are missing ("": the dialectbench extra that holds them)
     module: str | None = None  # the package a worker pool imports up front (worker_modules)
+    icl: bool = False  # runs in-context learning jobs (its backends say `supports_icl`): a plan of the name lists them
+    cost: str | None = None  # `plan --estimate`: "backend" (the backend's own `job_seconds`), "encoder-step"
+    #                          (a BERT-base-sized training step timed by runner/estimate), None: not costed
     source: str = "dialectbench"  # the distribution that declared it
     bound: tuple[Any, ...] = field(default=(), repr=False)  # leading arguments of the factory (a preset name)
 
@@ -106,16 +109,17 @@ _ICL_TASKS = ("did", "sa", "tc", "nli", "mrc", "eqa", *MT)
 
 _PACKAGED: tuple[BackendEntry, ...] = (
     BackendEntry("baseline", "dialectbench.backends.baseline:factory", options=("parser", "crf"),
-                 tasks=ALL_TASKS, module="dialectbench.backends.baseline",
+                 tasks=ALL_TASKS, cost="backend", module="dialectbench.backends.baseline",
                  description="CPU baselines, offline; MT: 'copy', the source sentence as its own translation "
                              "(a floor)"),
     BackendEntry("hf", "dialectbench.backends.hf:hf_factory", argument="model id", options=_HF_OPTIONS,
-                 tasks=ALL_TASKS, needs=("transformers",), module="dialectbench.backends.hf",
+                 tasks=ALL_TASKS, needs=("transformers",), module="dialectbench.backends.hf", cost="encoder-step",
                  description="any encoder from the hub or a local folder, fine-tuned per training set; "
                              "seq2seq for MT"),
     *(BackendEntry(name, "dialectbench.backends.hf:preset_factory", options=_HF_OPTIONS,
                    tasks=MT if name.startswith("nllb") else _ENCODER_TASKS, needs=("transformers",),
                    module="dialectbench.backends.hf", bound=(name,),
+                   cost=None if name.startswith("nllb") else "encoder-step",
                    description=f"{hub}: " + ("translates, no fine-tuning" if name.startswith("nllb")
                                              else "fine-tuned per training set"))
       for name, hub in (("mbert", "bert-base-multilingual-cased"), ("xlmr", "xlm-roberta-base"),
@@ -124,11 +128,11 @@ _PACKAGED: tuple[BackendEntry, ...] = (
     BackendEntry("llm", "dialectbench.backends.llm:factory", argument="url",
                  options=(*_ICL_OPTIONS, "model", "api_key_env", "timeout", "retries", "backoff", "client",
                           "concurrency"),
-                 tasks=_ICL_TASKS, needs=("openai",), module="dialectbench.backends.llm",
+                 tasks=_ICL_TASKS, needs=("openai",), module="dialectbench.backends.llm", icl=True,
                  description="an OpenAI-compatible chat server: in-context learning (setting icl)"),
     BackendEntry("hf-causal", "dialectbench.backends.hf_causal:factory", argument="model id",
                  options=(*_ICL_OPTIONS, "batch_size", "device", "dtype", "trust_remote_code", "revision"),
-                 tasks=_ICL_TASKS, needs=("transformers",), module="dialectbench.backends.hf_causal",
+                 tasks=_ICL_TASKS, needs=("transformers",), module="dialectbench.backends.hf_causal", icl=True,
                  description="a causal LM (hub id, folder or .gguf file) in-process: in-context learning "
                              "(setting icl)"),
 )
@@ -239,6 +243,23 @@ def get_backend(name: str, **options: Any) -> Backend:
         hint = f" (pip install '{found.extra}')" if found.extra else ""
         raise UnknownBackendError(f"backend family {found.prefix!r} is not available: {exc}{hint}") from exc
     return factory(*found.bound, arg, **options)
+
+
+def supports_icl(name: str) -> bool:
+    """Whether the backend `name` runs icl jobs, from its entry, without importing it (a plan of a name)."""
+    found = entry(name)
+    return found is not None and found.icl
+
+
+def cost_estimator(name: str) -> Any:
+    """The backend's own cost estimate for `plan --estimate`: an object with `job_seconds(task, n_train,
+    n_dev, n_test, train_words=, test_words=) -> (fit s, eval s)` (the baseline: per-word costs measured on
+    UD), "encoder-step" for the transformer encoders (timed by runner/estimate), or None (not costed:
+    generation and in-context families, whose cost is the server's or the LLM's), as its entry declares."""
+    found = entry(name)
+    if found is None or found.cost is None:
+        return None
+    return get_backend(name) if found.cost == "backend" else found.cost
 
 
 def worker_modules(backend: str | Any, tasks: Sequence[str] | None = None) -> list[str]:

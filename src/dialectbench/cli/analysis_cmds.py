@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from dialectbench.cli.convention import deprecated, prefer
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr
 
 if TYPE_CHECKING:  # pandas is imported where it is used: `dialectbench --help` need not load it (~0.5 s)
@@ -243,7 +244,7 @@ def _check_utilities(clusters: pd.DataFrame, out: Path, fmt: Format) -> None:
 
 VALUES_ARGUMENT = typer.Argument(..., metavar="VALUES.csv", help="Per-example values, one row each.")
 GROUP_OPTION = typer.Option(..., "--group", "-g", help="Column holding each row's group (e.g. variety).")
-VALUE_OPTION = typer.Option(..., "--value", "-v", help="Column holding the benefit (e.g. F1, or 1 - WER).")
+VALUE_OPTION = typer.Option(None, "--value", help="Column holding the benefit (e.g. F1, or 1 - WER); required.")
 ALPHA_OPTION = typer.Option(2.0, "--alpha", "-a", help="Inequality aversion; any value but 0 and 1.")
 BY_OPTION = typer.Option(None, "--by", help="One index per value of this column (e.g. model, lang); needed when "
                          "the file holds several ASR/QA models, which are never pooled by accident.")
@@ -253,10 +254,14 @@ BY_OPTION = typer.Option(None, "--by", help="One index per value of this column 
 SYSTEM_COLUMNS = ("row", "model")
 
 
-def fairness_cmd(values: Path = VALUES_ARGUMENT, group: str = GROUP_OPTION, value: str = VALUE_OPTION,
-                 alpha: float = ALPHA_OPTION, by: str | None = BY_OPTION, fmt: Format = FORMAT_OPTION) -> None:
+def fairness_cmd(values: Path = VALUES_ARGUMENT, group: str = GROUP_OPTION, value: str | None = VALUE_OPTION,
+                 alpha: float = ALPHA_OPTION, by: str | None = BY_OPTION, fmt: Format = FORMAT_OPTION,
+                 old_value: str | None = deprecated("-v", use="--value")) -> None:
     """Generalized entropy unfairness (SD-QA section 3): total = within-group + between-group, with each
     group's within and between components (SD-QA Tables 16-18)."""
+    value = prefer(value, old_value, "-v", "--value")  # -v means --varieties everywhere else
+    if value is None:
+        fail("give --value COLUMN (the column holding the benefit)")
     if alpha in (0.0, 1.0) or not math.isfinite(alpha):
         fail(f"--alpha must be a finite number other than 0 and 1 (the index has log forms there), not {alpha}")
     df = _read_csv(values)

@@ -16,6 +16,7 @@ from dialectbench.cli import (
     run_cmds,
     sdqa_cmds,
 )
+from dialectbench.cli.convention import StrictGroup
 
 app = typer.Typer(
     name="dialectbench",
@@ -24,6 +25,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=StrictGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every subcommand
 )
 
 

@@ -26,7 +26,7 @@ def _rows() -> list[dict[str, Any]]:
 
 def models_cmd(fmt: Format = FORMAT_OPTION) -> None:
     """List the backends and model presets (for `run --model`), plugins included, with the tasks each supports."""
-    emit(_rows(), fmt, title="models (run --model NAME)")
+    emit(_rows(), fmt, title="models (run --model NAME)", whole=["model", "source"])
 
 
 def register(app: typer.Typer) -> None:

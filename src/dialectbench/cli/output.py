@@ -62,8 +62,9 @@ def _cell(value: Any) -> str:
 
 
 def emit(rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = None,
-         columns: Iterable[str] | None = None) -> None:
-    """Print `rows` (a list of flat dicts) in the requested format."""
+         columns: Iterable[str] | None = None, whole: Iterable[str] = ()) -> None:
+    """Print `rows` (a list of flat dicts) in the requested format; in a table, the words of the `whole`
+    columns (identifiers such as a hub model id) are never folded where the terminal has room for them."""
     cols = list(columns) if columns is not None else (list(rows[0]) if rows else [])
     if fmt == Format.json:
         json.dump([{c: _jsonable(r.get(c)) for c in cols} for r in rows], sys.stdout, ensure_ascii=False,
@@ -76,7 +77,7 @@ def emit(rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = Non
             writer.writerow({c: _cell(r.get(c)) if isinstance(r.get(c), (list, set, frozenset, tuple))
                              else ("" if r.get(c) is None else r.get(c)) for c in cols})
     else:
-        _print_table(rows, cols, title)
+        _print_table(rows, cols, title, [cols.index(c) for c in whole if c in cols])
 
 
 def emit_to(out: Path | None, rows: Sequence[dict[str, Any]], fmt: Format, *, title: str | None = None,
@@ -94,7 +95,8 @@ def emit_to(out: Path | None, rows: Sequence[dict[str, Any]], fmt: Format, *, ti
 _SNAKE = re.compile(r"^[a-z]+(_[a-z]+)+$")
 
 
-def _print_table(rows: Sequence[dict[str, Any]], cols: list[str], title: str | None) -> None:
+def _print_table(rows: Sequence[dict[str, Any]], cols: list[str], title: str | None,
+                 whole: Sequence[int] = ()) -> None:
     console = Console()
     cells = [[_display(r.get(c)) for c in cols] for r in rows]
     # snake_case headers print as words, so a narrow column breaks them between words, not inside one
@@ -108,8 +110,9 @@ def _print_table(rows: Sequence[dict[str, Any]], cols: list[str], title: str | N
             title = f"{title} ({said})" if title else said
             keep = [i for i in range(len(cols)) if i not in same]
             heads, cells = [heads[i] for i in keep], [[row[i] for i in keep] for row in cells]
+            whole = [keep.index(i) for i in whole if i in keep]
     table = Table(title=title, header_style="bold")
-    for h, fixed in zip(heads, _column_widths(heads, cells, console.width)):
+    for h, fixed in zip(heads, _column_widths(heads, cells, console.width, whole)):
         table.add_column(h, overflow="fold", width=fixed)
     for row in cells:  # Text, not markup: a name or dataset string such as '[x]' prints as it is
         table.add_row(*(Text(v) for v in row))
@@ -121,7 +124,8 @@ def _display(value: Any) -> str:
     return _cell(value).replace(",", ", ") if isinstance(value, (list, tuple, set, frozenset)) else _cell(value)
 
 
-def _column_widths(heads: list[str], rows: list[list[str]], width: int) -> list[int | None]:
+def _column_widths(heads: list[str], rows: list[list[str]], width: int,
+                   whole_words: Sequence[int] = ()) -> list[int | None]:
     """Fixed column widths such that numbers never wrap and text wraps between words, not inside one,
     when the terminal is wide enough for that (None: let rich decide, folding long words as before)."""
     need, whole, cells_only, short_words, short_headed, numeric_cols = [], [], [], [], [], []
@@ -132,10 +136,11 @@ def _column_widths(heads: list[str], rows: list[list[str]], width: int) -> list[
         full = max([len(c), *(len(v) for v in cells)])
         words = max([len(w) for v in [c, *cells] for w in v.split()] or [1])
         cell_words = max([len(w) for v in cells for w in v.split()] or [1])
+        cap = 1000 if i in whole_words else 24  # an identifier column: its words whole, however long
         need.append(full)
-        whole.append(full if numeric else min(words, 24))  # headers and cells whole
-        cells_only.append(max(len(v) for v in cells) if numeric and cells else min(cell_words, 24))
-        short_words.append(cells_only[-1] if numeric else min(cell_words, 12))  # only long words fold
+        whole.append(full if numeric else min(words, cap))  # headers and cells whole
+        cells_only.append(max(len(v) for v in cells) if numeric and cells else min(cell_words, cap))
+        short_words.append(cells_only[-1] if numeric or i in whole_words else min(cell_words, 12))  # long words fold
         short_headed.append(max(short_words[-1], min(len(c), 12)) if numeric else short_words[-1])
     room = width - 3 * len(heads) - 1  # borders and padding
     if sum(need) <= room:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import typer
 
+from dialectbench.cli.convention import deprecated, one_of, prefer
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr, warn
 
 UD_TASKS = ("pos", "dep")
@@ -19,16 +21,17 @@ TEXT_COLUMNS = {"tc": ["text"], "sa": ["0"], "nli": ["premise", "hypothesis"]}
 
 INPUT_OPT = typer.Option(..., "--input", "-i", help="File to rewrite: CoNLL-U (pos, dep), IOB (ner) or a "
                          "TSV/CSV (tc, sa, nli).")
-OUT_OPT = typer.Option(..., "--out", "-o", help="Where to write the perturbed copy (same format).")
+OUTPUT_OPT = typer.Option(None, "--output", help="File to write the perturbed copy to (same format; required).")
 PROFILE_OPT = typer.Option(None, "--profile", "-p", help="aave, singlish, indian or nigerian (see perturb-rules).")
 RULE_OPT = typer.Option(None, "--rule", "-r", help="Apply only these rules (repeatable), at --rate.")
 RATE_OPT = typer.Option(1.0, "--rate", min=0.0, max=1.0, help="Per-site rate of --rule.")
-TASK_OPT = typer.Option("dep", "--task", "-t", help="pos or dep (CoNLL-U, gold trees); ner (IOB) or tc, sa, "
-                        "nli (text columns of a TSV/CSV; labels copied) need --analyzer-train.")
+TASK_OPT = typer.Option(None, "--tasks", "-t", help="The input's task, one of: pos or dep (CoNLL-U, gold trees; "
+                        "default dep); ner (IOB) or tc, sa, nli (text columns of a TSV/CSV; labels copied) need "
+                        "--analyzer-train.")
 ANALYZER_OPT = typer.Option(None, "--analyzer-train", help="ner, tc, sa, nli: UD treebank (CoNLL-U, e.g. EWT "
                             "train) to train the tagger and parser that analyse the tokens (cached after the "
                             "first run).")
-COLUMN_OPT = typer.Option(None, "--column", "-c", help="tc, sa, nli: a text column to rewrite (header name or "
+COLUMN_OPT = typer.Option(None, "--column", help="tc, sa, nli: a text column to rewrite (header name or "
                           "0-based index; repeatable). Default: text (tc), 0 (sa, no header), premise and "
                           "hypothesis (nli).")
 SEED_OPT = typer.Option(0, "--seed", help="Random seed (same seed, same output).")
@@ -36,11 +39,28 @@ UNANNOTATED_OPT = typer.Option(False, "--unannotated-heads", help="Accept HEAD '
 ONLY_PROFILE_OPT = typer.Option(None, "--profile", "-p", help="Only this profile's rules.")
 
 
-def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | None = PROFILE_OPT,
-                rule: list[str] | None = RULE_OPT, rate: float = RATE_OPT, task: str = TASK_OPT,
+FORMAT_OPT = typer.Option(None, "--format", "-f", help="table, csv or json: the edits per rule on stdout "
+                          "(default: a summary on stderr).")
+
+
+OLD_OUT = deprecated("--out", "-o", use="--output")
+OLD_TASK = deprecated("--task", use="--tasks")
+OLD_COLUMN = deprecated("-c", use="--column")
+
+
+def perturb_cmd(input: Path = INPUT_OPT, output: Path | None = OUTPUT_OPT, profile: str | None = PROFILE_OPT,
+                rule: list[str] | None = RULE_OPT, rate: float = RATE_OPT, tasks: list[str] | None = TASK_OPT,
                 seed: int = SEED_OPT, unannotated_heads: bool = UNANNOTATED_OPT,
-                analyzer_train: Path | None = ANALYZER_OPT, column: list[str] | None = COLUMN_OPT) -> None:
+                analyzer_train: Path | None = ANALYZER_OPT, column: list[str] | None = COLUMN_OPT,
+                fmt: Format | None = FORMAT_OPT, old_out: Path | None = OLD_OUT,
+                old_task: list[str] | None = OLD_TASK,
+                old_column: list[str] | None = OLD_COLUMN) -> None:
     """Write a perturbed copy of a test file: a synthetic dialect variety with aligned labels."""
+    out = prefer(output, old_out, "--out/-o", "--output")
+    if out is None:
+        fail("give --output FILE (where the perturbed copy goes)")
+    task = one_of(prefer(tasks, old_task, "--task", "--tasks"), "--tasks") or "dep"
+    column = prefer(column, old_column, "-c", "--column")
     from dialectbench.data.errors import DataError
     from dialectbench.data.readers.conllu import read_conllu
     from dialectbench.perturb import PerturbError, get_profile, get_rule, perturb_all
@@ -60,7 +80,8 @@ def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | Non
     try:
         rates = get_profile(profile).rates() if profile else {get_rule(r).id: rate for r in rule or []}
         if task in TEXT_TASKS:
-            return _perturb_text(input, out, column or TEXT_COLUMNS[task], analyzer_train, rates, seed)
+            fired = _perturb_text(input, out, column or TEXT_COLUMNS[task], analyzer_train, rates, seed)
+            return _emit_fired(fired, fmt)
         if task == "ner":
             sentences, perturbed, fired = _perturb_ner(input, analyzer_train, rates, seed)
         else:
@@ -85,6 +106,13 @@ def perturb_cmd(input: Path = INPUT_OPT, out: Path = OUT_OPT, profile: str | Non
                  f"written to {out}", highlight=False)
     for rule_id, n in fired.most_common():
         stderr.print(f"  {rule_id}: {n}", highlight=False)
+    _emit_fired(fired, fmt)
+
+
+def _emit_fired(fired: Any, fmt: Format | None) -> None:
+    if fmt is not None:
+        emit([{"rule": r, "edit_sites": n} for r, n in fired.most_common()], fmt, title="edits per rule",
+             columns=["rule", "edit_sites"])
 
 
 def _perturb_ner(path: Path, ud_train: Path, rates: dict[str, float], seed: int):
@@ -112,7 +140,7 @@ def _analyzer(ud_train: Path, seed: int):
 
 
 def _perturb_text(path: Path, out: Path, columns: list[str], ud_train: Path, rates: dict[str, float],
-                  seed: int) -> None:
+                  seed: int) -> Any:
     from dialectbench.perturb.text import perturb_table
 
     header = not all(c.lstrip("-").isdecimal() for c in columns)
@@ -125,6 +153,7 @@ def _perturb_text(path: Path, out: Path, columns: list[str], ud_train: Path, rat
                  f"labels and other columns copied; written to {out}")
     for rule_id, k in fired.most_common():
         stderr.print(f"  {rule_id}: {k}")
+    return fired
 
 
 def rules_cmd(profile: str | None = ONLY_PROFILE_OPT, fmt: Format = FORMAT_OPTION) -> None:

@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import typer
 
+from dialectbench.cli.convention import CATALOGUE_OPTION, comma_list, deprecated, prefer, use_catalogues
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail
 from dialectbench.tasks import TASK_IDS, TASKS, expand_tasks, representatives, zero_shot_source
 from dialectbench.varieties import Variety, VarietyError, registry
 
-TASK_OPTION = typer.Option(None, "--task", "-t", help=f"Task id: {', '.join(TASK_IDS)} (or mt for both MT).")
-CLUSTER_OPTION = typer.Option(None, "--cluster", "-c", help="Language cluster, e.g. 'high german'.")
+TASKS_OPTION = typer.Option(None, "--tasks", "-t", help=f"Only these tasks, comma-separated or repeated: "
+                            f"{', '.join(TASK_IDS)} (mt: both MT).")
+CLUSTERS_OPTION = typer.Option(None, "--clusters", "-c", help="Only these language clusters, comma-separated or "
+                               "repeated, e.g. 'high german'.")
+OLD_TASK = deprecated("--task", use="--tasks")
+OLD_CLUSTER = deprecated("--cluster", use="--clusters")
 
 
-def _tasks_or_fail(task: str | None) -> list[str] | None:
-    if task is None:
+def _tasks_or_fail(tasks: list[str] | None) -> list[str] | None:
+    if not tasks:
         return None
     try:
-        return expand_tasks(task)
+        return list(dict.fromkeys(t for task in tasks for t in expand_tasks(task)))
     except ValueError as exc:
         fail(str(exc))
 
@@ -31,15 +37,21 @@ def _variety_row(v: Variety, tasks: list[str] | None) -> dict[str, Any]:
     return row
 
 
-def varieties_cmd(task: str | None = TASK_OPTION, cluster: str | None = CLUSTER_OPTION,
-                  fmt: Format = FORMAT_OPTION) -> None:
-    """List varieties (DialectBench Table 8), optionally of one task and/or cluster."""
-    tasks = _tasks_or_fail(task)
+def varieties_cmd(tasks: list[str] | None = TASKS_OPTION, clusters: list[str] | None = CLUSTERS_OPTION,
+                  fmt: Format = FORMAT_OPTION, catalogue: list[Path] | None = CATALOGUE_OPTION,
+                  old_task: list[str] | None = OLD_TASK, old_cluster: list[str] | None = OLD_CLUSTER) -> None:
+    """List varieties (DialectBench Table 8), optionally of some tasks and/or clusters."""
+    use_catalogues(catalogue)
+    chosen = _tasks_or_fail(comma_list(prefer(tasks, old_task, "--task", "--tasks")))
+    wanted = comma_list(prefer(clusters, old_cluster, "--cluster", "--clusters"))
+    reg = registry()
     try:
-        found = registry().varieties(task=task, cluster=cluster)
+        names = {reg.cluster_name(c) for c in wanted} if wanted else None
+        found = [v for v in reg.varieties() if (chosen is None or v.tasks & set(chosen))
+                 and (names is None or v.cluster in names)]
     except ValueError as exc:
         fail(str(exc))
-    emit([_variety_row(v, tasks) for v in found], fmt, title=f"{len(found)} varieties")
+    emit([_variety_row(v, chosen) for v in found], fmt, title=f"{len(found)} varieties")
 
 
 def _cluster_rows(tasks: list[str] | None, fmt: Format) -> list[dict[str, Any]]:
@@ -60,9 +72,11 @@ def _cluster_rows(tasks: list[str] | None, fmt: Format) -> list[dict[str, Any]]:
     return rows
 
 
-def clusters_cmd(task: str | None = TASK_OPTION, fmt: Format = FORMAT_OPTION) -> None:
+def clusters_cmd(tasks: list[str] | None = TASKS_OPTION, fmt: Format = FORMAT_OPTION,
+                 catalogue: list[Path] | None = CATALOGUE_OPTION, old_task: list[str] | None = OLD_TASK) -> None:
     """List language clusters with their variety counts and representatives (DialectBench Table 9)."""
-    rows = _cluster_rows(_tasks_or_fail(task), fmt)
+    use_catalogues(catalogue)
+    rows = _cluster_rows(_tasks_or_fail(comma_list(prefer(tasks, old_task, "--task", "--tasks"))), fmt)
     emit(rows, fmt, title=f"{len(rows)} clusters")
 
 
@@ -101,8 +115,9 @@ def _show_row(v: Variety) -> dict[str, Any]:
 
 
 def show_cmd(name: str = typer.Argument(..., help="Variety name, e.g. 'english (a:scotland)'."),
-             fmt: Format = FORMAT_OPTION) -> None:
+             fmt: Format = FORMAT_OPTION, catalogue: list[Path] | None = CATALOGUE_OPTION) -> None:
     """Show everything known about one variety (unknown names get near-match suggestions)."""
+    use_catalogues(catalogue)
     try:
         variety = registry().get(name)
     except VarietyError as exc:

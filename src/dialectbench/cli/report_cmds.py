@@ -7,14 +7,15 @@ from pathlib import Path
 
 import typer
 
+from dialectbench.cli.convention import CATALOGUE_OPTION, deprecated, prefer, use_catalogues
 from dialectbench.cli.output import fail, stderr
 
 STORE_OPT = typer.Option(None, "--store", help="SQLite result store written by `dialectbench run`.")
 SCORES_OPT = typer.Option(None, "--scores", help="Scores CSV (task, cluster, variety, model, setting, train_on, "
                                                  "score), or 'paper' for the published DialectBench results.")
 OUT_OPT = typer.Option(..., "--out", "-o", help="Folder for index.html, tables/ and figures/ (created if needed).")
-FORMAT_OPT = typer.Option(None, "--format", "-f", help="md, latex, csv or html; repeat for several "
-                                                       "(default: all four).")
+FORMATS_OPT = typer.Option(None, "--formats", help="File types to write: md, latex, csv, html; comma-separated "
+                                                  "or repeated (default: all four).")
 COMPARE_OPT = typer.Option(None, "--compare", help="'paper': put the published DialectBench rows beside ours.")
 SDQA_OPT = typer.Option(None, "--sdqa", help="Optional SD-QA results per dialect: CSV with dialect and wer "
                                              "and/or f1 (optional model, population).")
@@ -24,23 +25,23 @@ SPEAKERS_OPT = typer.Option(None, "--speakers", help="CSV with columns variety, 
                                                      "weights replacing the registry's).")
 
 
-CATALOGUE_OPT = typer.Option(None, "--catalogue", help="Your dataset catalogue YAML (repeatable; also "
-                             "$DIALECTBENCH_CATALOGUE): its new varieties' speakers and clusters.")
+
+
+OLD_FORMAT = deprecated("--format", "-f", use="--formats")
 
 
 def report_cmd(store: Path | None = STORE_OPT, scores: str | None = SCORES_OPT, out: Path = OUT_OPT,
-               formats: list[str] | None = FORMAT_OPT, compare: str | None = COMPARE_OPT,
+               formats: list[str] | None = FORMATS_OPT, compare: str | None = COMPARE_OPT,
                sdqa: Path | None = SDQA_OPT, sdqa_values: Path | None = SDQA_VALUES_OPT,
-               speakers: Path | None = SPEAKERS_OPT, catalogue: list[Path] | None = CATALOGUE_OPT) -> None:
-    """Tables (DialectBench Tables 3, 4, 23-31), figures (3/7-10, 4/11) and a self-contained index.html."""
+               speakers: Path | None = SPEAKERS_OPT, catalogue: list[Path] | None = CATALOGUE_OPTION,
+               old_format: list[str] | None = OLD_FORMAT) -> None:
+    """Tables (DialectBench Tables 3, 4, 23-31), figures (3/7-10, 4/11) and a self-contained index.html.
+    (--format means table|csv|json everywhere; the report's file types are --formats.)"""
     from dialectbench.analysis import ScoresError
-    from dialectbench.data.user_catalogue import UserCatalogueError, use_user_catalogues
     from dialectbench.report import FORMATS, ReportInputError, build_report
 
-    try:
-        use_user_catalogues(catalogue or [])
-    except UserCatalogueError as err:
-        fail(str(err))
+    formats = prefer(formats, old_format, "report --format", "--formats")
+    use_catalogues(catalogue)  # its new varieties' speakers and clusters
 
     if (store is None) == (scores is None):
         fail("give exactly one of --store FILE or --scores CSV (or --scores paper)")

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from dialectbench.cli.convention import StrictGroup, deprecated, prefer, use_catalogues
 from dialectbench.cli.output import Format, emit, emit_to, fail, stderr, warn
 from dialectbench.extras import MissingExtra
 from dialectbench.runner import DEFAULT_STORE, PlanError, RunError, Store, run
@@ -25,7 +26,7 @@ from dialectbench.scores import SCORE_COLUMNS
 MAX_LISTED = 25  # skip/problem lines printed before "... and N more"
 TABLE_LIMIT = 1000  # `results export --format table` rows: a terminal table of 100,000 rows helps nobody
 
-results_app = typer.Typer(help="Read results out of a result store.", no_args_is_help=True)
+results_app = typer.Typer(cls=StrictGroup, help="Read results out of a result store.", no_args_is_help=True)
 
 
 class RichProgress:
@@ -151,24 +152,34 @@ def _print_summary(store: Path, keys: list[str]) -> None:
 
 
 def _print_flags(store: Path, keys: list[str]) -> None:
-    """One warning line per flagged job (unseen test labels, below the majority rate, fallbacks)."""
+    """One line per flagged job: warnings (unseen test labels, below the majority rate, skewed predictions,
+    fallbacks, a leak) first, then every other flag a score carries, even alone (an overlap under the
+    leak threshold, a narrowed label space), so no flag is seen only in the report and export."""
     from dialectbench.runner.flags import describe, needs_warning
 
     with Store(store) as db:
         every = db.flagged(keys)
-    flagged = [r for r in every if needs_warning({"flags": r["flags"]})]
     if any(r["flags"].get("sample_suite") for r in every):  # said once, not on every line below
         stderr.print("note: scores on the bundled sample suite (our own texts) check the pipeline; they are "
                      "not comparable with published results", highlight=False)
-    if not flagged:
-        return
-    warn(f"{len(flagged)} score(s) flagged (kept in the store; see the report):")
-    for r in flagged[:MAX_LISTED]:
+    listed = [r for r in every if set(r["flags"]) - {"sample_suite"}]
+    flagged = [r for r in listed if needs_warning({"flags": r["flags"]})]
+    noted = [r for r in listed if not needs_warning({"flags": r["flags"]})]
+    if flagged:
+        warn(f"{len(flagged)} score(s) flagged (kept in the store; see the report):")
+        _flag_lines(flagged, describe)
+    if noted:
+        stderr.print(f"note: {len(noted)} score(s) carry recorded facts (see the report):", highlight=False)
+        _flag_lines(noted, describe)
+
+
+def _flag_lines(rows: list[dict[str, Any]], describe: Any) -> None:
+    for r in rows[:MAX_LISTED]:
         said = describe({k: v for k, v in r["flags"].items() if k != "sample_suite"})
         stderr.print(f"  - {_where(r['task'], r['setting'], r['variety'])}: {'; '.join(said)}",
                      highlight=False, markup=False, soft_wrap=True)
-    if len(flagged) > MAX_LISTED:
-        stderr.print(f"  ... and {len(flagged) - MAX_LISTED} more (`dialectbench results export --all` lists them)")
+    if len(rows) > MAX_LISTED:
+        stderr.print(f"  ... and {len(rows) - MAX_LISTED} more (`dialectbench results export --all` lists them)")
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -211,87 +222,81 @@ def _write_results(store: Path, out: Path, run_id: str, keys: list[str], plan: A
     return path
 
 
-TASKS_OPT = typer.Option(None, "--tasks", "-t", help="Task ids, comma-separated (dep,pos,...; mt = both MT).")
-VARIETIES_OPT = typer.Option(None, "--varieties", "-v", help="Varieties to evaluate, comma-separated.")
-CLUSTERS_OPT = typer.Option(None, "--clusters", "-c", help="Clusters to evaluate, comma-separated.")
-MODEL_OPT = typer.Option("baseline", "--model", "-m",
-                         help="Backend: baseline (CPU, offline), mbert, xlmr, nllb-600m, nllb-1.3b, "
-                         "hf:<model id or local folder>, or llm:<OpenAI-compatible base URL> (icl); "
-                         "see `dialectbench models`.")
-SETTINGS_OPT = typer.Option(None, "--settings", "-s",
-                            help="in-variety, in-cluster, combined, zero-shot, icl (default: each task's own).")
-DATA_DIR_OPT = typer.Option(None, "--data-dir", "-d", help="Local data mirror (default: the bundled sample suite).")
+# `run --help` groups its options in panels and keeps each help to a line or two (80 columns); the details
+# are in docs/ and `dialectbench models`.
+_SEL, _MOD, _EXE, _OUT = "Selection", "Model and training", "Where jobs run", "Output"
+_ICL, _PROMPT = "In-context learning: model calls", "In-context learning: prompts"
+_CHAT = "In-context learning: chat"  # a panel of its own: the long flag name then fits 80 columns
+TASKS_OPT = typer.Option(None, "--tasks", "-t", help="Task ids, comma-separated (dep,pos,...; mt: both MT).",
+                         rich_help_panel=_SEL)
+VARIETIES_OPT = typer.Option(None, "--varieties", "-v", help="Varieties, comma-separated.", rich_help_panel=_SEL)
+CLUSTERS_OPT = typer.Option(None, "--clusters", "-c", help="Clusters, comma-separated.", rich_help_panel=_SEL)
+SETTINGS_OPT = typer.Option(None, "--settings", "-s", help="in-variety, in-cluster, combined, zero-shot, icl "
+                            "(default: each task's own).", rich_help_panel=_SEL)
+DATA_DIR_OPT = typer.Option(None, "--data-dir", "-d", help="Local data mirror (default: the bundled sample suite).",
+                            rich_help_panel=_SEL)
+CATALOGUE_OPT = typer.Option(None, "--catalogue", help="Your dataset catalogue YAML (repeatable; also "
+                             "$DIALECTBENCH_CATALOGUE).", rich_help_panel=_SEL)
+SYNTHETIC_OPT = typer.Option(None, "--synthetic", help="Also English UD pos/dep rewritten by these profiles "
+                             "(aave, singlish, indian, nigerian).", rich_help_panel=_SEL)
+LIMIT_OPT = typer.Option(None, "--limit", min=1, help="N test examples per job, stratified, seeded by --seed "
+                         "(a smoke test; stored as '<model> (limit N)').", rich_help_panel=_SEL)
+LIMIT_FIRST_OPT = typer.Option(False, "--limit-first", help="With --limit: the first N, not a sample.",
+                               rich_help_panel=_SEL)
+MODEL_OPT = typer.Option("baseline", "--model", "-m", help="baseline (CPU, offline), a preset, hf:<id>, "
+                         "hf-causal:<id> or llm:<URL>; see `dialectbench models`.", rich_help_panel=_MOD)
+MODEL_ARGS_OPT = typer.Option(None, "--model-args", help="key=value,... (hf-causal: dtype, revision, "
+                              "trust_remote_code, prefix_cache; llm: model, timeout, retries).", rich_help_panel=_MOD)
+DEVICE_OPT = typer.Option(None, "--device", help="cuda, cuda:1 or cpu (default: cuda when available).",
+                          rich_help_panel=_MOD)
+BATCH_SIZE_OPT = typer.Option(None, "--batch-size", min=1, help="hf: training batch; hf-causal: inference "
+                              "batch (default 8).", rich_help_panel=_MOD)
+EPOCHS_OPT = typer.Option(None, "--epochs", min=1, help="Training epochs (hf; the baseline parser).",
+                          rich_help_panel=_MOD)
+MAX_TRAIN_OPT = typer.Option(None, "--max-train-minutes", min=0.01, help="Cap on each training (scores then "
+                             "depend on machine speed).", rich_help_panel=_MOD)
+SEED_OPT = typer.Option(0, "--seed", help="Random seed.", rich_help_panel=_MOD)
+ICL_MODE_OPT = typer.Option(None, "--mode", help="loglikelihood (rank the labels) or generate.",
+                            rich_help_panel=_PROMPT)
+NUM_FEWSHOT_OPT = typer.Option(None, "--num-fewshot", min=0, help="Demonstrations per prompt (default: the "
+                               "paper's, 4; EQA 2).", rich_help_panel=_PROMPT)
+FEWSHOT_FROM_OPT = typer.Option(None, "--fewshot-from", help="variety, cluster or english (default: the "
+                                "paper's per task).", rich_help_panel=_PROMPT)
+GEN_KWARGS_OPT = typer.Option(None, "--gen-kwargs", help="Generation: max_tokens=N, temperature=T, "
+                              "stop=A|B, comma-separated (default greedy).", rich_help_panel=_PROMPT)
+CHAT_TEMPLATE_OPT = typer.Option(None, "--chat-template/--no-chat-template", help="Wrap the prompt in the chat "
+                                 "template (default: on for llm:, off for hf-causal:).", rich_help_panel=_CHAT)
+SYSTEM_PROMPT_OPT = typer.Option(None, "--system-prompt", help="A system turn (default: none).",
+                                 rich_help_panel=_CHAT)
+CONCURRENCY_OPT = typer.Option(None, "--concurrency", min=1, help="llm: requests in flight (default 4).",
+                               rich_help_panel=_ICL)
+MAX_INVALID_OPT = typer.Option(None, "--max-invalid", min=0.0, max=1.0, help="Fail a job above this share of "
+                               "invalid answers (default 0.1).", rich_help_panel=_ICL)
+JOB_BUDGET_OPT = typer.Option(None, "--job-budget", min=1.0, help="Seconds a job may wait on its model "
+                              "(default 1800).", rich_help_panel=_ICL)
+RESCORE_OPT = typer.Option(False, "--rescore", help="Re-score from the request cache, asking no model (implies "
+                           "--rerun).", rich_help_panel=_ICL)
+LOG_SAMPLES_OPT = typer.Option(False, "--log-samples", help="Store each example's prediction (and icl prompt and "
+                               "answer); see `results samples`.", rich_help_panel=_OUT)
+EXECUTOR_OPT = typer.Option("local", "--executor", help="local (one job per core) or ray (pip install "
+                            "'dialectbench\\[ray]').", rich_help_panel=_EXE)  # \[: text, not rich markup
+RAY_ADDRESS_OPT = typer.Option(None, "--ray-address", help="Ray cluster: auto or HOST:PORT (default: a local "
+                               "one).", rich_help_panel=_EXE)
+CPUS_PER_JOB_OPT = typer.Option(None, "--cpus-per-job", min=0.01, help="CPU threads per job (default 1).",
+                                rich_help_panel=_EXE)
+GPUS_PER_JOB_OPT = typer.Option(None, "--gpus-per-job", min=0.0, help="ray: GPUs per job; a fraction packs "
+                                "jobs on one GPU.", rich_help_panel=_EXE)
+RUN_OUT_OPT = typer.Option(None, "--out", "-o", help="Results folder: the store, runs/<id>/results.json and "
+                           "report/ (default: dialectbench-results).", rich_help_panel=_OUT)
+RUN_STORE_OPT = typer.Option(None, "--store", help="SQLite result store (default: <out>/results.sqlite).",
+                             rich_help_panel=_OUT)
+RERUN_OPT = typer.Option(False, "--rerun", help="Redo jobs the store already has.", rich_help_panel=_OUT)
+NO_REPORT_OPT = typer.Option(False, "--no-report", help="Build no report at the end.", rich_help_panel=_OUT)
+RUN_FORMAT_OPT = typer.Option(Format.table, "--format", "-f", help="table (summaries), csv or json (this run's "
+                              "scores on stdout).", rich_help_panel=_OUT)
 STORE_OPT = typer.Option(DEFAULT_STORE, "--store", help="SQLite result store.")
-SEED_OPT = typer.Option(0, "--seed", help="Random seed for training.")
-RERUN_OPT = typer.Option(False, "--rerun", help="Redo jobs the store already has.")
-NO_REPORT_OPT = typer.Option(False, "--no-report", help="Do not build the report at the end.")
-# -- where the jobs run (issue 14: local cores or a Ray cluster)
-EXECUTOR_OPT = typer.Option("local", "--executor",
-                            help="local (this machine's cores, one job per core) or ray (a Ray task per "
-                            "training set; pip install 'dialectbench\\[ray]').")  # \[: text, not rich markup
-RAY_ADDRESS_OPT = typer.Option(None, "--ray-address",
-                               help="Ray cluster to join: auto (the one `ray start` made here) or HOST:PORT; "
-                               "default: a local Ray instance sized to this machine.")
-CPUS_PER_JOB_OPT = typer.Option(None, "--cpus-per-job", min=0.01,
-                                help="CPU cores (threads) per job (default 1).")
-GPUS_PER_JOB_OPT = typer.Option(None, "--gpus-per-job", min=0.0,
-                                help="GPUs per job with --executor ray; a fraction packs jobs on one GPU "
-                                "(default: 1 for transformer models when the cluster has GPUs, else 0).")
 EXPORT_FORMAT_OPT = typer.Option(Format.csv, "--format", "-f", help="csv, json or table.")
-OUT_OPT = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.")
-# quick and controlled runs, outputs and user catalogues (issue 17)
-RUN_OUT_OPT = typer.Option(None, "--out", "-o",
-                           help="Results folder: the store (unless --store), runs/<run-id>/results.json "
-                           "and runs/<run-id>/report/ (default: dialectbench-results, or the --store folder).")
-RUN_STORE_OPT = typer.Option(None, "--store", help="SQLite result store (default: <out>/results.sqlite).")
-LIMIT_OPT = typer.Option(None, "--limit", min=1, help="Evaluate N test examples of each job: a sample seeded "
-                         "by --seed, stratified by label where there are labels (a smoke test; scores are "
-                         "stored as '<model> (limit N)').")
-LIMIT_FIRST_OPT = typer.Option(False, "--limit-first", help="With --limit: the first N test examples in file "
-                               "order instead of a stratified sample.")
-DEVICE_OPT = typer.Option(None, "--device", help="hf and hf-causal models: cuda, cuda:1, cpu (default: cuda when "
-                          "available).")
-BATCH_SIZE_OPT = typer.Option(None, "--batch-size", min=1, help="hf models: training batch size; hf-causal: "
-                              "inference batch size (default 8).")
-EPOCHS_OPT = typer.Option(None, "--epochs", min=1, help="Training epochs (hf models; the baseline parser).")
-MAX_TRAIN_OPT = typer.Option(None, "--max-train-minutes", min=0.01,
-                             help="Wall-clock cap on each training (results then depend on machine speed).")
-CATALOGUE_OPT = typer.Option(None, "--catalogue", help="Your own dataset catalogue YAML (repeatable; "
-                             "also $DIALECTBENCH_CATALOGUE, paths separated by ':').")
-# in-context learning (llm:, hf-causal:); None = the backend's default, and no option for other backends
-ICL_MODE_OPT = typer.Option(None, "--mode", help="icl scoring: loglikelihood (rank the labels; the default for "
-                            "classification and multiple choice where the model offers it) or generate.")
-CONCURRENCY_OPT = typer.Option(None, "--concurrency", min=1, help="llm: requests in flight (default 4).")
-MAX_INVALID_OPT = typer.Option(None, "--max-invalid", min=0.0, max=1.0,
-                               help="Fail an icl job when more than this share of its answers is invalid "
-                               "(empty, null, unparseable, over-long; default 0.1).")
-JOB_BUDGET_OPT = typer.Option(None, "--job-budget", min=1.0, help="Seconds one icl job may wait on its model "
-                              "(default 1800).")
-RESCORE_OPT = typer.Option(False, "--rescore", help="Re-score icl jobs from the stored request cache, asking "
-                           "no model (implies --rerun).")
-LOG_SAMPLES_OPT = typer.Option(False, "--log-samples", help="icl: store each example's exact prompt and raw "
-                               "answer (`dialectbench results samples`); jobs already stored need --rerun "
-                               "(answers then come from the request cache).")
-FEWSHOT_FROM_OPT = typer.Option(None, "--fewshot-from", help="icl demonstrations from: variety (its own training "
-                                "split), cluster (its cluster representative's) or english (default: the paper's "
-                                "per task: SA variety, the others english; a source with only a test split "
-                                "gives demonstrations from it, held out of scoring).")
-NUM_FEWSHOT_OPT = typer.Option(None, "--num-fewshot", min=0, help="icl demonstrations per prompt (default: the "
-                               "paper's, 4; EQA 2).")
-GEN_KWARGS_OPT = typer.Option(None, "--gen-kwargs", help="icl generation, lm-evaluation-harness style: "
-                              "max_tokens=N,temperature=T,stop=A|B (aliases max_gen_toks, until; \\n is a "
-                              "newline). Default greedy.")
-MODEL_ARGS_OPT = typer.Option(None, "--model-args", help="key=value,... hf-causal: dtype (auto, float32, bfloat16, "
-                              "float16), revision, trust_remote_code (off unless given); llm: model, timeout, "
-                              "retries.")
-CHAT_TEMPLATE_OPT = typer.Option(None, "--chat-template/--no-chat-template", help="icl: wrap the paper's prompt in "
-                                 "the model's chat template (default: on for llm: servers, whose chat endpoint "
-                                 "applies it; off for hf-causal:, lm-evaluation-harness's default).")
-SYSTEM_PROMPT_OPT = typer.Option(None, "--system-prompt", help="icl: a system prompt (a system turn; without a "
-                                 "chat template a paragraph before the prompt). Default: none.")
-SYNTHETIC_OPT = typer.Option(None, "--synthetic", help="Also evaluate synthetic varieties: the English UD test "
-                             "sets (pos, dep) rewritten by these dialect profiles (aave, singlish, indian, "
-                             "nigerian; comma-separated), named 'english (i:synthetic-<profile>)'.")
+OUTPUT_OPT = typer.Option(None, "--output", help="Write to this file instead of stdout.")
 ALL_OPT = typer.Option(False, "--all", help="Every stored job (not only the latest per row), with signature, "
                        "seed, run id, job key and flags.")
 
@@ -311,7 +316,8 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             log_samples: bool = LOG_SAMPLES_OPT, synthetic: list[str] | None = SYNTHETIC_OPT,
             fewshot_from: str | None = FEWSHOT_FROM_OPT, num_fewshot: int | None = NUM_FEWSHOT_OPT,
             gen_kwargs: str | None = GEN_KWARGS_OPT, model_args: str | None = MODEL_ARGS_OPT,
-            chat_template: bool | None = CHAT_TEMPLATE_OPT, system_prompt: str | None = SYSTEM_PROMPT_OPT) -> None:
+            chat_template: bool | None = CHAT_TEMPLATE_OPT, system_prompt: str | None = SYSTEM_PROMPT_OPT,
+            fmt: Format = RUN_FORMAT_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
     from dialectbench.runner.options import OptionError, RunOptions, icl_options
 
@@ -353,7 +359,12 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
     _print_skips(result.plan, result.problems)
     if not result.plan.jobs:
         fail("nothing to run: no planned job has the data it needs (reasons above)", code=1)
-    _print_summary(store, result.job_keys)
+    if fmt == Format.table:
+        _print_summary(store, result.job_keys)
+    else:  # machine-readable: this run's scores on stdout, the summaries' warnings still on stderr
+        with Store(store, readonly=True) as db:
+            emit(db.scores(result.job_keys, latest=False, detail=True, include_overlap=True), fmt)
+        _print_flags(store, result.job_keys)
     c = result.counts
     raced = f", {c['raced']} finished first by another run" if c["raced"] else ""
     stderr.print(f"{c['done']} job(s) run, {c['reused']} already in the store{raced}, {c['skipped']} skipped, "
@@ -373,10 +384,15 @@ OVERLAP_OPT = typer.Option(False, "--include-overlap", help="Also the jobs whose
                            "training data above 5% (leaks, left out by default; --all includes them).")
 
 
+OLD_OUT = deprecated("--out", "-o", use="--output")
+
+
 @results_app.command("export")
-def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Path | None = OUT_OPT,
-               all_rows: bool = ALL_OPT, metrics: str = METRICS_OPT, include_overlap: bool = OVERLAP_OPT) -> None:
+def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, output: Path | None = OUTPUT_OPT,
+               all_rows: bool = ALL_OPT, metrics: str = METRICS_OPT, include_overlap: bool = OVERLAP_OPT,
+               old_out: Path | None = OLD_OUT) -> None:
     """Write the scores table (task, cluster, variety, model, setting, train_on, metric, score, n)."""
+    out = prefer(output, old_out, "--out/-o", "--output")
     if metrics not in ("primary", "all"):
         fail(f"--metrics is primary or all, not {metrics!r}")
     if not store.exists():
@@ -407,13 +423,7 @@ def export_cmd(store: Path = STORE_OPT, fmt: Format = EXPORT_FORMAT_OPT, out: Pa
 
 def _use_catalogues(paths: list[Path] | None) -> None:
     """Load the user's catalogues (--catalogue and $DIALECTBENCH_CATALOGUE) before planning."""
-    from dialectbench.data.user_catalogue import UserCatalogueError, use_user_catalogues
-
-    try:
-        items = use_user_catalogues(paths or [])
-    except UserCatalogueError as err:
-        fail(str(err))
-    for item in items:  # a user's variety trains others only where its file says so: the run says it too
+    for item in use_catalogues(paths):  # a user's variety trains others only where its file says so: said here too
         for v in item.catalogue.varieties:
             if v.representative:
                 warn(f"{v.name} ({item.path}) is the in-cluster training source of cluster {v.cluster} for "

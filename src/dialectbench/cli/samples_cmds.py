@@ -12,6 +12,7 @@ from typing import Any
 
 import typer
 
+from dialectbench.cli.convention import comma_list, deprecated, prefer
 from dialectbench.cli.output import Format, emit_to, fail, stderr
 from dialectbench.runner import DEFAULT_STORE, Store
 from dialectbench.runner.store import StoreError
@@ -25,14 +26,10 @@ TABLE_COLUMNS = ["job", "task", "variety", "#", "prompt (end)", "answer", "predi
 
 STORE_OPT = typer.Option(DEFAULT_STORE, "--store", help="SQLite result store.")
 JOB_OPT = typer.Option(None, "--job", help="A job key, or its first characters (as the table shows it).")
-TASK_OPT = typer.Option(None, "--task", "-t", help="Only these tasks (repeatable, or comma-separated).")
-VARIETY_OPT = typer.Option(None, "--variety", "-v", help="Only these varieties (repeatable, or comma-separated).")
+TASK_OPT = typer.Option(None, "--tasks", "-t", help="Only these tasks (comma-separated or repeated).")
+VARIETY_OPT = typer.Option(None, "--varieties", "-v", help="Only these varieties (comma-separated or repeated).")
 FORMAT_OPT = typer.Option(Format.table, "--format", "-f", help="table (prompts shortened), json or csv (in full).")
-OUT_OPT = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.")
-
-
-def _split(values: list[str] | None) -> list[str]:
-    return [v.strip() for value in values or [] for v in value.split(",") if v.strip()]
+OUTPUT_OPT = typer.Option(None, "--output", help="Write to this file instead of stdout.")
 
 
 def _one_line(text: str) -> str:
@@ -88,13 +85,23 @@ def _nothing_found(db_rows_all: list[dict[str, Any]], store: Path, tasks: list[s
     return "no logged samples match all of the given filters"
 
 
+OLD_OUT = deprecated("--out", "-o", use="--output")
+OLD_TASK = deprecated("--task", use="--tasks")
+OLD_VARIETY = deprecated("--variety", use="--varieties")
+
+
 def samples_cmd(store: Path = STORE_OPT, job: str | None = JOB_OPT, task: list[str] | None = TASK_OPT,
                 variety: list[str] | None = VARIETY_OPT, fmt: Format = FORMAT_OPT,
-                out: Path | None = OUT_OPT) -> None:
+                output: Path | None = OUTPUT_OPT, old_out: Path | None = OLD_OUT,
+                old_task: list[str] | None = OLD_TASK,
+                old_variety: list[str] | None = OLD_VARIETY) -> None:
     """The exact prompt and raw answer of each example of the jobs run with --log-samples."""
+    out = prefer(output, old_out, "--out/-o", "--output")
+    task = prefer(task, old_task, "--task", "--tasks")
+    variety = prefer(variety, old_variety, "--variety", "--varieties")
     if not store.exists():
         fail(f"no result store at {store} (run `dialectbench run` first or pass --store)")
-    tasks, varieties = _split(task), _split(variety)
+    tasks, varieties = comma_list(task) or [], comma_list(variety) or []
     try:
         with Store(store, readonly=True) as db:
             rows = db.samples(job=job, tasks=tasks, varieties=varieties)

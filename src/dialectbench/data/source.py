@@ -39,7 +39,7 @@ from dialectbench.data.catalogue import (
     load_catalogue_file,
 )
 from dialectbench.data.catalogue.models import Derive
-from dialectbench.data.errors import DataError, DataNotAvailable, DataWarning
+from dialectbench.data.errors import DataError, DataFormatError, DataNotAvailable, DataWarning, shown
 from dialectbench.data.examples import (
     MultipleChoiceExample,
     PairExample,
@@ -142,6 +142,12 @@ class DataSource:
                                                  f"{', '.join(e.variety for e in cat.entries[:8])}...")
         return found
 
+    def label_meanings(self, task: str, variety: str) -> tuple[str, bool]:
+        """(dataset, whether the catalogue declares what its labels mean) of a variety's data: two
+        datasets that both declare them score one label set (catalogue/models.py TASK_LABELS)."""
+        entry = self.entry(task, variety)
+        return entry.dataset, self.catalogue(task).meanings_declared(entry.dataset)
+
     # -- file resolution
     def locate(self, ref: FileRef) -> tuple[str, Path | None]:
         """(status, local path): sample/mirror (under root), cached, or remote/missing (no local file)."""
@@ -228,7 +234,14 @@ class DataSource:
         options = {**entry.options, **p.options}
         from dialectbench.data.readers import READERS
 
-        return list(READERS[entry.format](**paths, **options))
+        try:
+            return list(READERS[entry.format](**paths, **options))
+        except (DataError, OSError):
+            raise
+        except Exception as err:  # noqa: BLE001 - a reader bug on odd input: this variety fails, the run goes on
+            first = next(iter(paths.values()), self.root)
+            raise DataFormatError(first, None, f"the {entry.format} reader failed ({type(err).__name__}: "
+                                               f"{shown(str(err), quote=False)})") from None
 
 
 def _parts_of(entry: Entry, split: str) -> list[Part] | None:

@@ -153,7 +153,7 @@ def parse_file(path: Path) -> tuple[UserTaskCatalogue | None, Any, list[str]]:
     try:
         loader = yaml.SafeLoader(text)  # refuses control characters here, before any parsing
         node = loader.get_single_node()
-        too_big = _too_big(node)
+        too_big = _too_big(node) or _duplicate_key(node)
         if too_big:
             return None, None, [f"{path}:{too_big}"]
         data = loader.construct_document(node) if node is not None else None
@@ -165,6 +165,9 @@ def parse_file(path: Path) -> tuple[UserTaskCatalogue | None, Any, list[str]]:
         if isinstance(err, yaml.reader.ReaderError):
             what = f"character #x{err.character:04x} is not allowed in YAML"
         return None, None, [f"{where}: not valid YAML: {shown(what, 200, quote=False)}"]
+    except ValueError as err:  # the constructor's int(): more than 4,300 digits (sys.set_int_max_str_digits)
+        line = _long_number_line(node) if node is not None else None
+        return None, None, [f"{path}:{line or 1}: not a usable number ({shown(str(err), 120, quote=False)})"]
     except RecursionError:  # the composer recurses per level: it gives up before _too_big can look
         return None, None, [f"{path}:1: nested too deeply (a catalogue needs 8 levels; at most {MAX_DEPTH})"]
     finally:
@@ -199,6 +202,53 @@ def _too_big(root: Any) -> str | None:
     return None
 
 
+def _duplicate_key(root: Any) -> str | None:
+    """"line: problem" for a mapping that has one key twice (YAML keeps the last silently: `task: tc` then
+    `task: sa` would validate as sa)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key, value in node.value:
+                name = key.value if isinstance(key, yaml.ScalarNode) else None
+                if name is not None and name in seen and name != "<<":
+                    return (f"{key.start_mark.line + 1}: key {shown(str(name))} appears twice in one mapping "
+                            f"(first on line {seen[name]}); YAML would keep only the last")
+                if name is not None:
+                    seen[name] = key.start_mark.line + 1
+                stack.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return None
+
+
+def _long_number_line(root: Any) -> int | None:
+    """Line of the first scalar with more than 4,300 digits (the one int() refuses), or None."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode) and sum(c.isdigit() for c in str(node.value)) > 4300:
+            return node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(child for pair in node.value for child in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return None
+
+
+# bidi embeddings/overrides/isolates and zero-width characters: a name that shows as another name
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\u061c\u180e]")
+
+
+def _invisible(name: str) -> str | None:
+    """Why a variety name with an invisible character is refused (None when it has none)."""
+    found = _INVISIBLE.search(name)
+    return None if found is None else (f"variety name {shown(name)} has the invisible character "
+                                       f"U+{ord(found.group()):04X} (zero-width or bidi control): it would show "
+                                       "as a name it is not")
+
+
 def _variety_problems(path: Path, node: Any, cat: UserTaskCatalogue) -> list[str]:
     from dialectbench.varieties import MalformedVarietyName, parse_name, registry
     from dialectbench.varieties.registry import lookup_key
@@ -208,6 +258,9 @@ def _variety_problems(path: Path, node: Any, cat: UserTaskCatalogue) -> list[str
     declared: dict[str, int] = {}  # lookup key -> index of the declaration
     for i, v in enumerate(cat.varieties):
         where = _where(path, node, ("varieties", i, "name"))
+        if _invisible(v.name):
+            problems.append(f"{where}: {_invisible(v.name)}")
+            continue
         try:
             canonical = str(parse_name(v.name)).lower()
         except MalformedVarietyName as err:
@@ -233,6 +286,9 @@ def _variety_problems(path: Path, node: Any, cat: UserTaskCatalogue) -> list[str
                             f"line {_line_of(node, ('varieties', first_rep[v.cluster], 'name'))})")
     for i, e in enumerate(cat.entries):
         where = _where(path, node, ("entries", i, "variety"))
+        if _invisible(e.variety):
+            problems.append(f"{where}: {_invisible(e.variety)}")
+            continue
         if lookup_key(e.variety) not in declared and e.variety in reg and reg.get(e.variety).name != e.variety:
             problems.append(f"{where}: write the variety as its registry name {reg.get(e.variety).name!r}")
         if lookup_key(e.variety) not in declared and e.variety not in reg:
@@ -342,12 +398,28 @@ def _part_problems(path: Path, node: Any, e: Any, loc: tuple[Any, ...], part: An
         for arg, problem in layout_problems(PurePosixPath(files["questions"].path),
                                             PurePosixPath(meta.path) if meta else None, options["dialect"]):
             out.append(f"{_where(path, node, (*loc, 'files', arg, 'path'))}: {problem}")
+    root = path.parent.resolve()
     for arg, ref in files.items():
-        if not (path.parent / ref.path).is_file():
+        at = _where(path, node, (*loc, *(("file",) if part.file is not None else ("files", arg)), "path"))
+        target = path.parent / ref.path
+        if not _inside(target, root):  # a symbolic link out of the folder: never read, nor quoted
+            out.append(f"{at}: {shown(ref.path, quote=False)} is a symbolic link that leaves {path.parent}; "
+                       "data files must lie under the catalogue's folder")
+            continue
+        if not target.is_file():
             key = ("file",) if part.file is not None else ("files", arg)
             out.append(f"{_where(path, node, (*loc, *key, 'path'))}: {shown(ref.path, quote=False)}: no such file "
                        f"under {path.parent}")
     return out
+
+
+def _inside(target: Path, root: Path) -> bool:
+    """Whether `target` (a relative path without "..", joined to the catalogue's folder) stays under `root`
+    once its symbolic links are followed; a link loop counts as leaving."""
+    try:
+        return target.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
+        return False
 
 
 def validate_file(path: str | Path, *, read: bool = True) -> tuple[UserTaskCatalogue | None, list[str]]:
@@ -388,7 +460,11 @@ def use_user_catalogues(paths: list[Path] | None = None) -> list[Loaded]:
     for path in catalogue_paths(paths):
         if path in _LOADED:
             continue
-        cat, problems = validate_file(path, read=False)
+        try:
+            cat, problems = validate_file(path, read=False)
+        except Exception as err:  # noqa: BLE001 - whatever a file makes the checks raise: one line, no traceback
+            raise UserCatalogueError(f"{path}: cannot be read ({type(err).__name__}: "
+                                     f"{shown(str(err), 200, quote=False)})") from None
         if problems or cat is None:
             more = f" (and {len(problems) - 1} more problem(s); run `dialectbench data validate {path}`)" \
                 if len(problems) > 1 else ""
@@ -479,6 +555,9 @@ class UserDataSource:
 
     def load(self, task: str, variety: str, split: str) -> list[Any]:
         return self._of(task, variety).load(task, variety, split)
+
+    def label_meanings(self, task: str, variety: str) -> tuple[str, bool]:
+        return self._of(task, variety).label_meanings(task, variety)
 
     def fingerprint(self, task: str, variety: str, split: str) -> str:
         return self._of(task, variety).fingerprint(task, variety, split)

@@ -3,8 +3,6 @@ results), plus, when a store is given, the per-example values that bootstrap int
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,8 @@ class ReportInput:
     evidence: dict[tuple, dict[str, Any]] = field(default_factory=dict)
     flags: list[dict[str, Any]] = field(default_factory=list)  # store only: flagged scores (runner/flags.py)
     sample_models: set[str] = field(default_factory=set)  # store only: models scored on the sample suite
+    # store only: runner.headline.store_headlines, the headline the terminal and results.json show
+    headline: list[dict[str, Any]] | None = None
 
 
 def load_input(source: Any, keys: Any = None) -> ReportInput:
@@ -95,22 +95,16 @@ def _from_store(db: Any, name: str, keys: Any = None) -> ReportInput:
     sample_models = {r["model"] for r in flagged if r["flags"].get("sample_suite")}
     flags = [{**{k: r[k] for k in ("task", "setting", "variety", "model", "score")}, "flags": rest}
              for r in flagged if (rest := {k: v for k, v in r["flags"].items() if k != "sample_suite"})]
-    return ReportInput(scores, name, evidence, flags, sample_models)
+    from dialectbench.runner.headline import store_headlines
+
+    return ReportInput(scores, name, evidence, flags, sample_models, store_headlines(db, keys))
 
 
 def _evidence(db: Any, job_key: str) -> dict[str, Any]:
     """Per-example values and sufficient statistics of one stored job (empty when it has neither)."""
-    rows = db.conn.execute("SELECT value FROM predictions WHERE job_key = ? ORDER BY idx", (job_key,)).fetchall()
-    values = [r[0] for r in rows if r[0] is not None and math.isfinite(r[0])]
-    row = db.conn.execute("SELECT extra FROM scores WHERE job_key = ?", (job_key,)).fetchone()
-    extra = json.loads(row[0]) if row and row[0] else {}
-    stats = extra.get("stats") if isinstance(extra, dict) else None
-    out: dict[str, Any] = {}
-    if values:
-        out["values"] = values
-    if stats and _is_matrix(stats):
-        out["stats"] = stats
-    return out
+    from dialectbench.runner.headline import job_evidence
+
+    return job_evidence(db, job_key)
 
 
 def _is_matrix(stats: Any) -> bool:

@@ -40,6 +40,7 @@ class ReportData:
     synthetic: list[dict[str, Any]] = field(default_factory=list)  # perturb.summary.synthetic_rows: own table
     sample_models: set[str] = field(default_factory=set)  # models scored on the bundled sample suite
     notices: list[str] = field(default_factory=list)  # said at the top of the report (HTML) and in its notes
+    headline: list[dict[str, Any]] = field(default_factory=list)  # analysis.headline_rows: as the terminal
 
 
 def _task_order(tasks) -> list[str]:
@@ -164,9 +165,12 @@ def _paper_tables(tasks: list[str]) -> dict[str, pd.DataFrame]:
 def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any = None,
                n_resamples: int = 1000, sdqa: dict[str, Any] | None = None) -> ReportData:
     """Run the analysis package over one scores table (synthetic varieties set aside: own table only)."""
+    from dialectbench.analysis.headline import headline_rows, headlines
     from dialectbench.perturb.summary import split_synthetic, synthetic_rows
 
     synthetic = synthetic_rows(inp.scores)
+    # the headline results.json and the terminal show (a store's), else the same function on the table
+    head = headline_rows(inp.headline if inp.headline is not None else headlines(inp.scores.to_dict("records")))
     df = split_synthetic(inp.scores)[0]
     tasks = _task_order(df["task"])
     models = sorted(df["model"].unique())
@@ -196,7 +200,7 @@ def build_data(inp: ReportInput, *, compare_paper: bool = False, speakers: Any =
         cluster_unseen={k: _cluster_unseen(k[0], k[1], v) for k, v in shown.items()},
         paper=_paper_tables(tasks) if compare_paper else None, sdqa=sdqa, n_resamples=n_resamples,
         comparison=comparison, flags=list(inp.flags), synthetic=synthetic, sample_models=set(inp.sample_models),
-        notices=_notices(inp))
+        notices=_notices(inp), headline=head)
 
 
 SAMPLE_NOTICE = ("Scores of {models} are on the bundled sample suite (our own texts): they check the pipeline "

@@ -301,8 +301,19 @@ def synthetic_table(data: ReportData) -> Table:
                  note=TITLE + ". Gap = English - synthetic, same model, task and setting.")
 
 
+def headline_table(data: ReportData) -> Table:
+    """One headline per task, setting and model: the numbers the terminal and results.json give."""
+    cols = [Column("task", "Task"), Column("setting", "Setting"), Column("model", "Model"),
+            Column("metric", "Metric"), Column("mean", "Mean"), Column("spread", "Spread"),
+            Column("n", "Varieties", "int"), Column("left out", "Left out")]
+    return Table("headline", "Headline per task and setting", cols, data.headline,
+                 note="Mean over the real varieties whose scores enter summaries; synthetic varieties and "
+                      "flagged scores left out and named. Spread: the item-level bootstrap standard error "
+                      "where every score has per-example evidence, else the standard deviation over varieties.")
+
+
 def all_tables(data: ReportData) -> list[Table]:
-    tables = [table3(data), table4(data)]
+    tables = [headline_table(data), table3(data), table4(data)] if data.headline else [table3(data), table4(data)]
     if data.flags:
         tables.insert(0, flags_table(data))
     for task in data.tasks:

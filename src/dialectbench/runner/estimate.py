@@ -5,12 +5,13 @@ Table 2 settings), whether or not the data is on this machine. Split sizes are c
 is on disk (a mirror or the download cache); elsewhere they are the task's median over the counted
 splits, else the published size in `FALLBACK_SIZES`; such rows say `assumed`.
 
-Costs come from the current machine: one training step and one inference batch of a BERT-base-sized
-encoder with random weights and the model's vocabulary size (the embedding matrix is most of what
+Each backend estimates its own cost (`backends.cost_estimator`): the CPU baseline from per-word costs
+measured on UD (backends/baseline/costs.py; split words counted where on disk); the transformer encoders
+from the current machine: one training step and one inference batch of a BERT-base-sized encoder with random weights and the model's vocabulary size (the embedding matrix is most of what
 differs between mBERT and XLM-R), timed at the task's sequence length. A fit costs
 epochs x train examples x (seconds per training example), plus a dev pass per epoch (early stopping can
 only shorten it, so the estimate is an upper bound); an evaluation costs test examples x (seconds per
-inference example). MT (NLLB, generation) is listed but not costed.
+inference example). MT (NLLB, generation), icl jobs and in-context families are listed but not costed.
 """
 
 from __future__ import annotations
@@ -45,23 +46,28 @@ SPLITS = ("train", "dev", "test")
 class CatalogueSource:
     """Every catalogued (task, variety, split), on disk or not: what the benchmark *would* run."""
 
-    def __init__(self, disk: Any) -> None:
+    def __init__(self, disk: Any, users: dict[tuple[str, str], Any] | None = None) -> None:
         self.disk = disk  # a DataSource over a mirror and/or the download cache
+        self.users = users or {}  # (task, variety) -> the DataSource of a user catalogue (--catalogue)
+
+    def on_disk(self, task: str, variety: str) -> Any:
+        return self.users.get((task, variety), self.disk)
 
     def varieties(self, task: str) -> list[str]:
         try:
-            return [e.variety for e in self.disk.entries(task)]
+            found = [e.variety for e in self.disk.entries(task)]
         except DATA_ERRORS:
-            return []
+            found = []
+        return found + [v for (t, v) in self.users if t == task and v not in found]
 
     def splits(self, task: str, variety: str) -> set[str]:
-        return set(self.disk.entry(task, variety).split_names()) & set(SPLITS)
+        return set(self.on_disk(task, variety).entry(task, variety).split_names()) & set(SPLITS)
 
     def load(self, task: str, variety: str, split: str) -> list[Any]:
-        return self.disk.load(task, variety, split)
+        return self.on_disk(task, variety).load(task, variety, split)
 
     def fingerprint(self, task: str, variety: str, split: str) -> str:
-        entry = self.disk.entry(task, variety)
+        entry = self.on_disk(task, variety).entry(task, variety)
         # one dataset file serving several varieties (DId) must keep one fingerprint, as in a real plan
         files = sorted(ref.path for p in (entry.splits.get(split) or entry.splits.get("all") or [])
                        for ref in p.file_args().values())
@@ -72,9 +78,21 @@ class CatalogueSource:
 class Sizes:
     counts: dict[tuple[str, str, str], int]
     assumed: set[tuple[str, str, str]]
+    words: dict[tuple[str, str, str], int] | None = None  # words of sentence splits where counted
 
     def get(self, task: str, variety: str, split: str) -> int:
         return self.counts.get((task, variety, split), 0)
+
+    def get_words(self, task: str, keys: Sequence[tuple[str, str]]) -> float | None:
+        """Words of these (variety, split)s when every one was counted, else None."""
+        found = [(self.words or {}).get((task, v, s)) for v, s in keys]
+        return float(sum(found)) if found and all(w is not None for w in found) else None  # type: ignore[arg-type]
+
+
+def _words(examples: Sequence[Any]) -> int | None:
+    if examples and all(hasattr(ex, "words") for ex in examples):
+        return sum(len(ex.words) for ex in examples)
+    return None
 
 
 def count_sizes(source: CatalogueSource, plan: Plan) -> Sizes:
@@ -82,6 +100,8 @@ def count_sizes(source: CatalogueSource, plan: Plan) -> Sizes:
     counts: dict[tuple[str, str, str], int] = {}
     missing: set[tuple[str, str, str]] = set()
     by_fp: dict[str, int] = {}
+    words: dict[tuple[str, str, str], int] = {}
+    words_by_fp: dict[str, int | None] = {}
     for group in plan.groups:
         wanted = [(v, s) for v in group.training.members for s in ("train", "dev")]
         wanted += [(j.variety, "test") for j in group.jobs]
@@ -90,20 +110,24 @@ def count_sizes(source: CatalogueSource, plan: Plan) -> Sizes:
             if key in counts or key in missing or split not in source.splits(group.task, variety):
                 continue
             fp = group.fingerprints.get((variety, split), "")
-            if fp not in by_fp and split in source.disk.splits(group.task, variety):
+            disk = getattr(source, "users", {}).get((group.task, variety), source.disk)
+            if fp not in by_fp and split in disk.splits(group.task, variety):
                 try:
-                    by_fp[fp] = len(source.load(group.task, variety, split))
+                    examples = source.load(group.task, variety, split)
+                    by_fp[fp], words_by_fp[fp] = len(examples), _words(examples)
                 except DATA_ERRORS:
                     pass
             if fp in by_fp:
                 counts[key] = by_fp[fp]
+                if words_by_fp.get(fp) is not None:
+                    words[key] = words_by_fp[fp]  # type: ignore[assignment]
             else:
                 missing.add(key)
     for task, variety, split in missing:
         known = [n for (t, _, s), n in counts.items() if t == task and s == split]
         fallback = FALLBACK_SIZES.get(task, (1000, 200, 500))[SPLITS.index(split)]
         counts[(task, variety, split)] = int(statistics.median(known)) if known else fallback
-    return Sizes(counts, missing)
+    return Sizes(counts, missing, words)
 
 
 @dataclass(frozen=True)
@@ -165,35 +189,66 @@ def measure_costs(model: str, device: str = "cpu", seq_len: int = 128, batch: in
     return Costs(model, device, seq_len, train, infer)
 
 
-def estimate_rows(plan: Plan, sizes: Sizes, costs: Costs) -> list[dict[str, Any]]:
-    """One row per job: sizes and expected seconds (the group's fit is charged to its first job)."""
+def _encoder_seconds(costs: Costs, task: str, n_train: int, n_dev: int, n_test: int,
+                     **_: Any) -> tuple[float | None, float | None]:
+    """A transformer encoder's (fit, eval) seconds from the timed BERT-base step; MT is not costed."""
     from dialectbench.backends.hf.config import task_config
+
+    if task in MT_TASKS:
+        return None, None
+    cfg = task_config(task)
+    train_s, infer_s = costs.scaled(cfg.max_length)
+    fit = cfg.epochs * (n_train * train_s + min(cfg.max_dev, n_dev) * infer_s) if n_train else 0.0
+    return fit, n_test * infer_s
+
+
+def estimate_rows(plan: Plan, sizes: Sizes, costs: Any) -> list[dict[str, Any]]:
+    """One row per job: sizes and expected seconds (the group's fit is charged to its first job). `costs`:
+    a backend's own estimate (`job_seconds(task, n_train, n_dev, n_test, ...)`), or the timed encoder step
+    (`Costs`), or None (listed, not costed). Only fine-tuned jobs are costed (icl: the model server's)."""
+    def job_seconds(task: str, n_train: int, n_dev: int, n_test: int, **words: Any) -> tuple[Any, Any]:
+        if costs is None:
+            return None, None
+        if isinstance(costs, Costs):
+            return _encoder_seconds(costs, task, n_train, n_dev, n_test)
+        return costs.job_seconds(task, n_train, n_dev, n_test, **words)
 
     rows = []
     for group in plan.groups:
-        cfg = task_config(group.task)
-        train_s, infer_s = costs.scaled(cfg.max_length)
-        n_train = sum(sizes.get(group.task, v, "train") for v in group.training.members)
-        n_dev = min(cfg.max_dev, sum(sizes.get(group.task, v, "dev") for v in group.training.members))
-        costed = group.task not in MT_TASKS and group.training.mode == "finetune"
-        fit = cfg.epochs * (n_train * train_s + n_dev * infer_s) if costed and n_train else 0.0
+        members = group.training.members
+        n_train = sum(sizes.get(group.task, v, "train") for v in members)
+        n_dev = sum(sizes.get(group.task, v, "dev") for v in members)
+        finetune = group.training.mode == "finetune"
+        fit, _ = job_seconds(group.task, n_train, n_dev, 0,
+                             train_words=sizes.get_words(group.task, [(v, "train") for v in members]))
         for i, job in enumerate(group.jobs):
             n_test = sizes.get(group.task, job.variety, "test")
+            _, evaluate = job_seconds(group.task, n_train, n_dev, n_test,
+                                      test_words=sizes.get_words(group.task, [(job.variety, "test")]))
+            costed = finetune and evaluate is not None
             assumed = any((group.task, v, s) in sizes.assumed for v, s in
-                          [(job.variety, "test"), *((m, "train") for m in group.training.members)])
+                          [(job.variety, "test"), *((m, "train") for m in members)])
             rows.append({"task": job.task, "setting": job.setting, "variety": job.variety,
                          "train_on": job.train_on, "n_train": n_train, "n_test": n_test,
-                         "seconds": round((fit if i == 0 else 0.0) + n_test * infer_s, 1) if costed else None,
+                         "seconds": round(((fit or 0.0) if i == 0 else 0.0) + evaluate, 1) if costed else None,
                          "sizes": "assumed" if assumed else "counted"})
     return rows
 
 
-def full_plan(model: str, tasks: Sequence[str] | None = None,
-              data_dir: str | Path | None = None) -> tuple[Plan, CatalogueSource]:
-    from dialectbench.data.source import catalogue_source
+def full_plan(model: str, tasks: Sequence[str] | None = None, data_dir: str | Path | None = None,
+              settings: Sequence[str] | None = None) -> tuple[Plan, CatalogueSource]:
+    """The plan over the whole catalogue; `settings` as `run --settings` (icl jobs for in-context families);
+    user catalogues (--catalogue) read their files beside their YAML."""
+    from dialectbench.backends import supports_icl
+    from dialectbench.data.source import DataSource, catalogue_source
+    from dialectbench.data.user_catalogue import loaded
 
-    source = CatalogueSource(catalogue_source(data_dir))
-    return build_plan(source, model=model, tasks=tasks, config={"model": model, "estimate": True}), source
+    users = {(item.catalogue.task, e.variety): DataSource(item.root, {item.catalogue.task: item.catalogue},
+                                                          kind="mirror")
+             for item in loaded() for e in item.catalogue.entries}
+    source = CatalogueSource(catalogue_source(data_dir), users)
+    return build_plan(source, model=model, tasks=tasks, settings=settings, supports_icl=supports_icl(model),
+                      config={"model": model, "estimate": True}), source
 
 
 def totals(rows: Sequence[dict[str, Any]], concurrent: float = 1.0) -> dict[str, float]:

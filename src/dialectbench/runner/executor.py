@@ -288,6 +288,7 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
     kind = getattr(source, "data_kind", None)  # the bundled sample suite's scores compare with nothing published
     sample = {v for v in {*group.training.members, *(j.variety for j in jobs)}
               if callable(kind) and kind(group.task, v) == "sample"}
+    meanings = _LabelMeanings(source, group)
     for k, job in enumerate(jobs):
         events.job_started(job)
         progress.report("evaluate", done=k, total=len(jobs), unit="jobs")
@@ -304,7 +305,29 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
         yield _evaluate_job(job, group, job_model, golds, did_pool, seed, config, fit_seconds, scored,
                             train_labels=space["train_labels"] if space else train_labels, label_space=space,
                             train_tags=train_tags, train_not_trees=train_not_trees, seen=seen, held_out=held_out,
-                            sample_suite=job.variety in sample or bool(sample & set(group.training.members)))
+                            sample_suite=job.variety in sample or bool(sample & set(group.training.members)),
+                            meanings=meanings.gap(job.variety))
+
+
+class _LabelMeanings:
+    """The `label_meanings` flag of each job of a group: its training datasets against its test set's
+    (runner/flags.py); a source that cannot say (a test double, a variety without an entry) flags nothing."""
+
+    def __init__(self, source: Any, group: Group) -> None:
+        self.source, self.task = source, group.task
+        self.train = [m for m in (self._of(v) for v in group.training.members) if m is not None]
+
+    def _of(self, variety: str) -> tuple[str, bool] | None:
+        lookup = getattr(self.source, "label_meanings", None)
+        if lookup is None:
+            return None
+        try:
+            return lookup(self.task, variety)
+        except DATA_ERRORS:
+            return None
+
+    def gap(self, variety: str) -> dict[str, Any] | None:
+        return jobflags.label_meanings_gap(self.train, self._of(variety)) if self.train else None
 
 
 def _without_demos(golds: list[Any], demos: list[Any] | None) -> tuple[list[Any], int]:
@@ -407,7 +430,7 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
                   train_labels: Counter | None = None, label_space: dict[str, Any] | None = None,
                   train_tags: Counter | None = None, train_not_trees: dict[str, Any] | None = None,
                   seen: frozenset[str] = frozenset(), held_out: int = 0, sample_suite: bool = False,
-                  leak: Any = None) -> JobRecord:
+                  leak: Any = None, meanings: dict[str, Any] | None = None) -> JobRecord:
     t0 = time.perf_counter()
     gap = jobflags.entity_type_gap(train_tags or Counter(), golds, job.task)
     if gap:  # the model cannot name one gold entity: a 0 would be a mapping gap, not a score
@@ -441,6 +464,8 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], did_pool
                                       task=job.task, train_tags=train_tags, predictions=scored["predictions"])
     if label_space is not None:
         flags["label_space"] = {k: v for k, v in label_space.items() if k != "train_labels"}
+    if meanings:
+        flags["label_meanings"] = meanings
     leak = overlap(golds, seen) if leak is None else leak  # a cross-fitted model checks per fold
     if leak.shared:
         flags["overlap"] = {"share": round(leak.shared / leak.total, 4), "test": leak.shared}

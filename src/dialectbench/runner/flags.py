@@ -12,6 +12,15 @@ report and `results export --all` show them):
 - `one_label`: every prediction is one label (`label`, `n` predictions; classification with 10+ test
   examples of 2+ gold labels): the model answers the same whatever the input, so its score is that
   label's share of the test set, not a measure of the task (a small LLM in context often does this);
+- `skewed_predictions`: the predicted label distribution is so far from gold that it alone caps the score
+  below 50 (`kind`: `class_shares` for classification and `tag_shares` for POS, by total-variation distance
+  `distance` over 0.5, so at most 1 - distance of the examples can be right; `entity_rate` for NER, the
+  share of tokens tagged as entities `predicted_rate` against `gold_rate` off by more than a factor of 3,
+  so token-level entity F1 is at most `bound`); `one_label` is its extreme case and replaces it;
+- `label_meanings`: the job trains on one dataset and is scored on another, and the catalogue declares
+  no label meanings (`Dataset.labels`) for `undeclared` of them: a shared label name may mean two things
+  (ASTD's NEUTRAL is subjective-mixed, MAC's neutral is objective), so the score is kept out of maxima,
+  summaries and gaps like a leak;
 - `fallbacks`: the number of test examples for which the model fell back to a default prediction
   (a backend reports them through its fitted model's `fallbacks` counter; see `backends/base.py`);
 - `label_space`: the job was trained and scored only over the labels its training and test sets share
@@ -39,6 +48,13 @@ from dialectbench.data.overlap import MAX_OVERLAP
 
 FLAGS_KEY = "flags"
 ONE_LABEL_MIN = 10  # `one_label` needs this many predictions: fewer can share a label by chance
+# `skewed_predictions`: the prediction distribution alone caps the score below 50. For shares, the best
+# accuracy any predictions with these shares can reach is sum(min(pred, gold)) = 1 - total variation, so a
+# distance over 0.5 leaves most of the test set wrong whatever the model saw. For NER, tagging p of the
+# tokens as entities against g gold caps token precision at g/p and recall at p/g, so token-level F1 at
+# 2 min(p, g) / (p + g), which is under 0.5 exactly when one rate is over 3x the other.
+MAX_SHARE_DISTANCE = 0.5
+MAX_ENTITY_RATE_RATIO = 3.0
 # (task, setting) pairs trained and scored over the label space shared by the training and test sets
 SHARED_LABEL_SPACE = frozenset({("sa", "in-cluster")})
 
@@ -87,6 +103,55 @@ def entity_type_gap(train_tags: Counter, golds: Sequence[Any], task: str) -> str
     return (f"the training data's entity types ({', '.join(sorted(train_tags))}) and the test set's "
             f"({', '.join(sorted(gold))}) share none: map them onto one set in the catalogue (label_map), "
             "or this job would store a 0 that measures the mapping, not the model")
+
+
+def _tvd(a: Counter, b: Counter) -> float:
+    na, nb = sum(a.values()), sum(b.values())
+    return 0.5 * sum(abs(a[k] / na - b[k] / nb) for k in {*a, *b})
+
+
+def skewed_predictions(golds: Sequence[Any], predictions: Sequence[Any], task: str) -> dict[str, Any] | None:
+    """The `skewed_predictions` flag (None when the predicted distribution is near enough to gold, or too
+    few examples to tell): class shares (classification), UPOS shares (POS), entity-token rate (NER)."""
+    pairs = [(g, p) for g, p in zip(golds, predictions) if isinstance(p, (str, int, list, tuple))]
+    if len(pairs) < ONE_LABEL_MIN:
+        return None
+    if task == "ner":
+        gold = [t for g, _ in pairs for t in getattr(g, "tags", ())]
+        pred = [t for _, p in pairs if isinstance(p, (list, tuple)) for t in p]
+        if not gold or not pred:
+            return None
+        g_rate = sum(t != "O" for t in gold) / len(gold)
+        p_rate = sum(t != "O" for t in pred) / len(pred)
+        if not g_rate or (p_rate and max(p_rate, g_rate) <= MAX_ENTITY_RATE_RATIO * min(p_rate, g_rate)):
+            return None
+        return {"kind": "entity_rate", "predicted_rate": round(p_rate, 4), "gold_rate": round(g_rate, 4),
+                "bound": round(200 * min(p_rate, g_rate) / (p_rate + g_rate), 2), "n": len(pairs)}
+    if task == "pos":
+        gold_c = Counter(t for g, _ in pairs for t in getattr(g, "upos", ()))
+        pred_c = Counter(str(t) for _, p in pairs if isinstance(p, (list, tuple)) for t in p)
+        kind = "tag_shares"
+    else:
+        gold_c = Counter(x for x in (label_of(g) for g, _ in pairs) if x is not None)
+        pred_c = Counter(str(p) for _, p in pairs if isinstance(p, (str, int)))
+        kind = "class_shares"
+    if len(gold_c) < 2 or not pred_c:
+        return None
+    distance = _tvd(pred_c, gold_c)
+    if distance <= MAX_SHARE_DISTANCE:
+        return None
+    return {"kind": kind, "distance": round(distance, 4), "bound": round(100 * (1 - distance), 2), "n": len(pairs)}
+
+
+def label_meanings_gap(train: Sequence[tuple[str, bool]], test: tuple[str, bool] | None) -> dict[str, Any] | None:
+    """The `label_meanings` flag: (dataset, declared) of the job's training sets and of its test set; None
+    when it trains and tests on one dataset (one annotation scheme) or every dataset declares its meanings."""
+    if test is None or not train or {name for name, _ in train} == {test[0]}:
+        return None
+    undeclared = sorted({name for name, declared in (*train, test) if not declared})
+    if not undeclared:
+        return None
+    return {"train": sorted({name for name, _ in train}), "test": test[0], "undeclared": undeclared}
 
 
 def label_counts(examples: Iterable[Any]) -> Counter:
@@ -139,6 +204,10 @@ def evaluation_flags(train_labels: Counter, golds: Sequence[Any], score: float |
         answered = [p for p in predictions or () if isinstance(p, (str, int))]  # not InvalidAnswer
         if majority and len(test) >= 2 and len(answered) >= ONE_LABEL_MIN and len(set(answered)) == 1:
             flags["one_label"] = {"label": str(answered[0]), "n": len(answered)}
+    if majority and "one_label" not in flags and predictions is not None:
+        skew = skewed_predictions(golds, predictions, task)
+        if skew:
+            flags["skewed_predictions"] = skew
     if fallbacks:
         flags["fallbacks"] = int(fallbacks)
     return flags
@@ -158,8 +227,21 @@ def describe(flags: dict[str, Any]) -> list[str]:
     if "one_label" in flags:
         f = flags["one_label"]
         out.append(f"every prediction ({f['n']}) is {f['label']!r}: the score is that label's share of the test set")
+    if "skewed_predictions" in flags:
+        f = flags["skewed_predictions"]
+        if f["kind"] == "entity_rate":
+            out.append(f"{100 * f['predicted_rate']:.1f}% of tokens predicted as entities against "
+                       f"{100 * f['gold_rate']:.1f}% in gold: token-level entity F1 cannot exceed {f['bound']:.1f}")
+        else:
+            what = "tag" if f["kind"] == "tag_shares" else "label"
+            out.append(f"predicted {what} shares far from gold (total variation {f['distance']:.2f}): "
+                       f"at most {f['bound']:.1f}% can be right")
     if "fallbacks" in flags:
         out.append(f"{flags['fallbacks']} prediction(s) fell back to a default answer")
+    if "label_meanings" in flags:
+        f = flags["label_meanings"]
+        out.append(f"trained on {', '.join(f['train'])}, scored on {f['test']}: no declared label meanings for "
+                   f"{', '.join(f['undeclared'])}, so one label name may mean two things (kept out of summaries)")
     if "label_space" in flags:
         f = flags["label_space"]
         out.append(f"trained and scored on the shared labels {', '.join(f['labels'])} "
@@ -185,7 +267,7 @@ def flag_text(extra: dict[str, Any] | None) -> str:
     return "; ".join(describe(flags))
 
 
-WARN_FLAGS = ("unseen_labels", "below_majority", "one_label", "fallbacks")
+WARN_FLAGS = ("unseen_labels", "below_majority", "one_label", "skewed_predictions", "fallbacks", "label_meanings")
 INFO_FLAGS = ("label_space", "not_trees", "overlap", "sample_suite")  # recorded facts about a score (a leak is a warning)
 _DESCRIBED = (*WARN_FLAGS, *INFO_FLAGS)
 
@@ -194,6 +276,12 @@ def leaked(flags: dict[str, Any] | None, max_percent: float = MAX_OVERLAP) -> bo
     """Whether the test set overlaps the training data by more than `max_percent` % (flags of one job)."""
     share = ((flags or {}).get("overlap") or {}).get("share", 0.0)
     return 100.0 * float(share) > max_percent
+
+
+def kept_out(flags: dict[str, Any] | None) -> bool:
+    """Whether a score stays out of maxima, summaries, gaps and reports (unless asked): a leak, or training
+    and test labels whose meanings are not known to align."""
+    return leaked(flags) or "label_meanings" in (flags or {})
 
 
 def needs_warning(extra: dict[str, Any] | None) -> bool:

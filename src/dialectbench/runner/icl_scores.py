@@ -20,7 +20,8 @@ RESAMPLES_CORPUS = 200  # the metric is recomputed on each resample (macro F1, B
 
 
 def gold_of(example: Any) -> Any:
-    """The gold answer of an example as a sample file shows it: label, option index, answers, reference."""
+    """The gold answer of an example as a sample file shows it: label, option index, answers, reference,
+    tags, or a UD sentence's UPOS, heads and relations."""
     label = label_of(example)
     if label is not None:
         return int(example.answer) if hasattr(example, "options") else label
@@ -28,6 +29,10 @@ def gold_of(example: Any) -> Any:
         if hasattr(example, name):
             value = getattr(example, name)
             return list(value) if isinstance(value, (list, tuple)) else value
+    if hasattr(example, "heads"):  # a UD sentence (--log-samples of pos and dep): its whole annotation
+        return {"upos": list(example.upos), "heads": list(example.heads), "deprels": list(example.deprels)}
+    if hasattr(example, "tags"):
+        return list(example.tags)
     return None
 
 

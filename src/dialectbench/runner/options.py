@@ -35,7 +35,7 @@ from dialectbench.backends.base import Declared, model_capability
 GEN_KWARGS: dict[str, type] = {"max_tokens": int, "temperature": float, "stop": list}
 GEN_ALIASES = {"max_gen_toks": "max_tokens", "max_new_tokens": "max_tokens", "until": "stop"}
 MODEL_ARGS: dict[str, dict[str, type]] = {
-    "hf-causal": {"dtype": str, "revision": str, "trust_remote_code": bool},
+    "hf-causal": {"dtype": str, "revision": str, "trust_remote_code": bool, "prefix_cache": bool},
     "llm": {"model": str, "timeout": float, "retries": int},
 }
 
@@ -250,3 +250,67 @@ class MarkedBackend(Declared):
             except AttributeError:  # a read-only property: the name stays as the model has it
                 pass
         return model
+
+
+def input_text(example: Any) -> str:
+    """An example's input as one readable text (what a logged sample shows for a backend without prompts)."""
+    if getattr(example, "text", ""):
+        return example.text
+    for words in ("words", "tokens"):
+        if getattr(example, words, None):
+            return " ".join(getattr(example, words))
+    if hasattr(example, "premise"):
+        return f"{example.premise}\n{example.hypothesis}"
+    if hasattr(example, "question"):
+        context = getattr(example, "context", None) or getattr(example, "passage", "")
+        options = getattr(example, "options", ())
+        return "\n".join(filter(None, [context, example.question, *options]))
+    return str(getattr(example, "source", example))
+
+
+class SampleLoggingBackend:
+    """--log-samples for a backend without prompts (baseline, hf): each fitted model records, per example,
+    its input text and its prediction, as lm-evaluation-harness logs samples for every model type."""
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_backend":
+            raise AttributeError(name)
+        return getattr(self._backend, name)
+
+    def fit(self, *args: Any, **kwargs: Any) -> Any:
+        return _LoggingModel(self._backend.fit(*args, **kwargs))
+
+
+class _LoggingModel:
+    log_samples = True
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+        self.last_samples: list[dict[str, Any]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_model":
+            raise AttributeError(name)
+        return getattr(self._model, name)
+
+    def predict(self, examples: Any, variety: str | None = None) -> list[Any]:
+        import inspect
+
+        examples = list(examples)
+        takes_variety = "variety" in inspect.signature(self._model.predict).parameters
+        predictions = list(self._model.predict(examples, variety=variety) if takes_variety
+                           else self._model.predict(examples))
+        self.last_samples = [{"prompt": input_text(ex), "reply": _plain(p)} for ex, p in zip(examples, predictions)]
+        return predictions
+
+
+def _plain(prediction: Any) -> Any:
+    """A prediction as JSON can store it (tag sequences and trees as lists)."""
+    if isinstance(prediction, tuple):
+        return [_plain(p) for p in prediction]
+    if isinstance(prediction, (str, int, float, bool, list, dict)) or prediction is None:
+        return prediction
+    return str(prediction)

@@ -29,7 +29,6 @@ import platform
 import re
 import statistics
 import sys
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,11 +37,10 @@ from dialectbench.metrics.result import MetricResult
 from dialectbench.runner.store import Store
 
 # 2: results, higher_is_better, versions, command_line, environment, format_version, signature_parsed
-FORMAT_VERSION = 2
+# 3: results per (task, setting, model) over real, unflagged varieties with item-level stderr (issue 36);
+#    higher_is_better for declared metrics only; n-shot, n-samples, configs, models
+FORMAT_VERSION = 3
 RESULTS_VERSION = FORMAT_VERSION  # the key of format 1, kept: the same number
-# how `results[task].stderr` is computed: the standard error of the mean over the task's scores (one per
-# variety and setting), sample standard deviation (n - 1) / sqrt(n); None for fewer than two scores
-STDERR_METHOD = "sem"
 REDACTED = "<redacted>"
 # libraries a signature may name, with the distribution name `library_versions` records them under
 _LIBRARIES = {"sacrebleu": "sacrebleu", "sklearn": "scikit-learn", "seqeval": "seqeval", "jiwer": "jiwer"}
@@ -166,13 +164,13 @@ def environment() -> dict[str, str]:
 
 
 def aggregate(scores: Sequence[float | None]) -> dict[str, Any]:
-    """Mean, its standard error (STDERR_METHOD) and n over the finite `scores` (NaN and None: undefined
-    scores, counted apart)."""
+    """Mean, the spread over the scores (`std_over_varieties`: sample standard deviation, n - 1) and n over
+    the finite `scores` (NaN and None: undefined scores, counted apart). Not a standard error of anything:
+    a headline's item-level stderr comes from analysis.headline."""
     values = [float(s) for s in scores if s is not None and math.isfinite(float(s))]
     n = len(values)
-    mean = statistics.fmean(values) if values else None
-    stderr = statistics.stdev(values) / math.sqrt(n) if n >= 2 else None
-    out = {"mean": mean, "stderr": stderr, "stderr_method": STDERR_METHOD, "n": n}
+    out = {"mean": statistics.fmean(values) if values else None,
+           "std_over_varieties": statistics.stdev(values) if n >= 2 else None, "n": n}
     if len(values) != len(scores):
         out["undefined"] = len(scores) - len(values)
     return out
@@ -184,58 +182,114 @@ def _declared(task: str) -> Any:
     return TASKS.get(task)
 
 
-def _direction(task: str, metric: str) -> bool:
-    """Whether more is better: the task's declaration for its primary metric (or the metric its scores
-    report as primary), MetricResult's rule (WER and CER lower) for any other."""
-    spec = _declared(task)
-    if spec is not None and metric == spec.metric:
-        return bool(spec.higher_is_better)
-    return MetricResult(metric, 0.0).higher_is_better
-
-
-def task_results(jobs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Per task: the mean of the primary metric over the task's done scores, with stderr and n (scores
-    aggregated; `varieties`: how many distinct varieties), per setting too, and its direction."""
-    by_task: dict[str, list[Mapping[str, Any]]] = {}
-    for job in jobs:
-        if job.get("status") == "done" and job.get("metric"):
-            by_task.setdefault(job["task"], []).append(job)
+def task_results(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per task, from analysis.headline entries (one per setting and model): the metric, its direction,
+    `aggregation`, and `by_setting[setting][model]`, the headline (mean over the real varieties whose
+    scores enter summaries; excluded ones counted and named; stderr item-level or null). Settings are
+    never averaged together."""
     out: dict[str, Any] = {}
-    for task, rows in by_task.items():
-        spec = _declared(task)
-        counts = Counter(r["metric"] for r in rows)
-        metric = spec.metric if spec is not None and spec.metric in counts else counts.most_common(1)[0][0]
-        mine = [r for r in rows if r["metric"] == metric]
-        entry = {"metric": metric, **aggregate([r.get("score") for r in mine]),
-                 "varieties": len({r["variety"] for r in mine}),
-                 "aggregation": spec.aggregation if spec is not None else "mean",
-                 "higher_is_better": (bool(spec.higher_is_better) if spec is not None
-                                      else MetricResult(metric, 0.0).higher_is_better)}
-        settings: dict[str, list[Any]] = {}
-        for r in mine:
-            settings.setdefault(r["setting"], []).append(r.get("score"))
-        entry["by_setting"] = {s: aggregate(v) for s, v in settings.items()}
-        others = {m: c for m, c in counts.items() if m != metric}
-        if others:  # scores of the task under another primary metric: not averaged with these
-            entry["other_metrics"] = others
-        out[task] = entry
+    for e in entries:
+        spec = _declared(e["task"])
+        task = out.setdefault(e["task"], {"metric": e["metric"], "higher_is_better": e["higher_is_better"],
+                                          "aggregation": spec.aggregation if spec is not None else "mean",
+                                          "by_setting": {}})
+        body = {k: v for k, v in e.items() if k not in ("task", "setting", "model", "metric", "higher_is_better")}
+        if e["metric"] != task["metric"]:  # another stored metric name in this setting: say so, apart
+            body["metric"] = e["metric"]
+        task["by_setting"].setdefault(e["setting"], {})[e["model"]] = body
     return out
 
 
 def higher_is_better(jobs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, bool]]:
-    """Per task and metric (the declared one and every metric its scores carry): whether more is better."""
+    """Per task, the metrics tasks.yaml declares for it (Task.declared_metrics) that it has scores of, with
+    their direction. Counts a score keeps beside its metrics (sys_len, ref_len, bp, pooled_n) carry none;
+    an undeclared task's stored primary metric takes MetricResult's direction (WER and CER lower)."""
     out: dict[str, dict[str, bool]] = {}
     for job in jobs:
         task = job["task"]
         entry = out.setdefault(task, {})
         spec = _declared(task)
-        if spec is not None:
-            entry.setdefault(spec.metric, bool(spec.higher_is_better))
-        if job.get("metric"):
-            entry.setdefault(job["metric"], bool(spec.higher_is_better) if spec is not None
-                             else MetricResult(job["metric"], 0.0).higher_is_better)
-        for name in job.get("metrics") or {}:
-            entry.setdefault(name, _direction(task, name))
+        if spec is None:
+            if job.get("metric"):
+                entry.setdefault(job["metric"], MetricResult(job["metric"], 0.0).higher_is_better)
+            continue
+        entry.setdefault(spec.metric, bool(spec.higher_is_better))
+        present = {job.get("metric"), *(job.get("metrics") or {})}
+        for name in spec.declared_metrics:
+            if name in present:
+                entry.setdefault(name, bool(spec.higher_is_better))
+    return out
+
+
+def n_samples(jobs: Sequence[Mapping[str, Any]], entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per task, as lm-evaluation-harness's `n-samples`: `effective`, the test examples scored in the jobs
+    whose scores enter its headlines; `original`, the same jobs' full test sizes, equal unless the run was
+    limited (--limit N), then null (the full sizes are not stored) with `limit`."""
+    used = {(e["task"], e["setting"], e["model"], v) for e in entries for v in e["varieties"]}
+    out: dict[str, Any] = {}
+    for job in jobs:
+        if job.get("status") != "done" or (job["task"], job["setting"], job["model"], job["variety"]) not in used:
+            continue
+        entry = out.setdefault(job["task"], {"effective": 0, "original": 0})
+        entry["effective"] += int(job.get("n") or 0)
+        limit = (job.get("config") or {}).get("limit")
+        if limit is not None:
+            entry["original"], entry["limit"] = None, limit
+        elif entry["original"] is not None:
+            entry["original"] += int(job.get("n") or 0)
+    return out
+
+
+def _backend_config(job: Mapping[str, Any]) -> dict[str, Any]:
+    """The backend's part of a job config (`{"model", "backend": {...}, "seed", ...}`), else the config."""
+    config = job.get("config") or {}
+    inner = config.get("backend")
+    return inner if isinstance(inner, dict) else config
+
+
+def n_shot(jobs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per task and setting, the in-context examples per prompt (the job config's `k`: a number, or the
+    paper's per-task choice, "paper"); null for a setting that trains a model rather than prompting one."""
+    out: dict[str, dict[str, Any]] = {}
+    for job in jobs:
+        config = _backend_config(job)
+        ks = out.setdefault(job["task"], {}).setdefault(job["setting"], [])
+        k = config.get("k")
+        if k is not None and k not in ks:
+            ks.append(k)
+    return {t: {s: (ks[0] if len(ks) == 1 else ks or None) for s, ks in by.items()} for t, by in out.items()}
+
+
+MODEL_IDENTITY = ("revision", "commit", "sha", "sha256", "file_sha256", "model_hash", "served_model")
+
+
+def models(jobs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per model name: what its job configs say about which weights ran (revision, file hash, served model
+    id: the keys of MODEL_IDENTITY found there), else `{"revision": null}`: not recorded by its backend."""
+    out: dict[str, dict[str, Any]] = {}
+    for job in jobs:
+        config = _backend_config(job)
+        found = out.setdefault(job["model"], {})
+        for key in MODEL_IDENTITY:
+            if config.get(key) is not None:
+                found.setdefault(key, config[key])
+        if isinstance(config.get("model"), str):
+            found.setdefault("model_id", config["model"])
+    return {m: (v if any(k in v for k in MODEL_IDENTITY) else {**v, "revision": None}) for m, v in out.items()}
+
+
+def task_configs(jobs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per task, as lm-evaluation-harness's `configs`: its tasks.yaml declaration and the distinct job
+    configs (backend, training and run options) its jobs ran with."""
+    out: dict[str, Any] = {}
+    for job in jobs:
+        task = job["task"]
+        if task not in out:
+            spec = _declared(task)
+            out[task] = {"declaration": spec.model_dump(mode="json") if spec is not None else None, "jobs": []}
+        config = job.get("config") or {}
+        if config not in out[task]["jobs"]:
+            out[task]["jobs"].append(config)
     return out
 
 
@@ -324,7 +378,10 @@ def results_document(db: Store, run_id: str, keys: Sequence[str], *, argv: Seque
         raise KeyError(f"run {run_id} is not in {db.path}")
     skips = [{"task": r["task"], "variety": r["variety"], "setting": r["setting"], "reason": r["reason"]}
              for r in db.conn.execute("SELECT * FROM skips WHERE run_id = ?", (run_id,))]
+    from dialectbench.runner.headline import store_headlines
+
     jobs = job_scores(db, keys)
+    entries = store_headlines(db, keys)
     libs = json.loads(run["library_versions"] or "{}")
     _parse_signatures(db, jobs, libs, run["package_version"])
     return {"results_version": RESULTS_VERSION, "format_version": FORMAT_VERSION, "run_id": run_id,
@@ -333,7 +390,9 @@ def results_document(db: Store, run_id: str, keys: Sequence[str], *, argv: Seque
             "package_version": run["package_version"], "git_hash": run["git_hash"],
             "library_versions": libs,
             "config": json.loads(run["config"] or "{}"), "summary": json.loads(run["summary"] or "{}"),
-            "results": task_results(jobs), "higher_is_better": higher_is_better(jobs),
+            "results": task_results(entries), "higher_is_better": higher_is_better(jobs),
+            "n-shot": n_shot(jobs), "n-samples": n_samples(jobs, entries), "configs": task_configs(jobs),
+            "models": models(jobs),
             "versions": versions(run, jobs, fingerprints),
             "command_line": _program_name(redact_argv(sys.argv if argv is None else argv)), "environment": environment(),
             "jobs": jobs, "skips": skips}

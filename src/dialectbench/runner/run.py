@@ -18,7 +18,13 @@ from dialectbench.data.user_catalogue import with_user_data
 from dialectbench.runner import progress
 from dialectbench.runner.executor import InProcessExecutor
 from dialectbench.runner.once import warnings_once
-from dialectbench.runner.options import LimitedSource, MarkedBackend, OptionError, RunOptions
+from dialectbench.runner.options import (
+    LimitedSource,
+    MarkedBackend,
+    OptionError,
+    RunOptions,
+    SampleLoggingBackend,
+)
 from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan, split_names
 from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store, StoreError
 
@@ -119,6 +125,15 @@ def _with_synthetic(source: Any, profiles: Sequence[str], seed: int) -> Any:
         raise RunError(str(err)) from None
 
 
+def _takes_option(model: str, option: str) -> bool:
+    """Whether the backend `model` names declares `option` in its registry entry: the in-context backends
+    log their own prompts and answers (log_samples); the others are wrapped to log inputs and predictions."""
+    from dialectbench.backends.registry import entry
+
+    found = entry(model)
+    return found is not None and option in (found.options or ())
+
+
 def _get_backend(model: str, options: dict[str, Any] | None = None) -> Any:
     from dialectbench.backends import BackendOptionError, get_backend
 
@@ -191,7 +206,12 @@ def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, 
             given = {**options.backend_options(model), **(backend_options or {})}
         except OptionError as err:
             raise RunError(str(err)) from None
-        backend = declared(_get_backend(model, given) if given else _get_backend(model))
+        # --log-samples for every backend: one that has no prompts to log gets its predictions logged
+        wrap = bool(given.get("log_samples")) and not _takes_option(model, "log_samples")
+        if wrap:
+            given = {k: v for k, v in given.items() if k != "log_samples"}
+        backend = _get_backend(model, given) if given else _get_backend(model)
+        backend = declared(SampleLoggingBackend(backend) if wrap else backend)
         _preflight(backend)
     model_name = backend.name or model
     if options.marks():  # a smoke test's or a shortened run's scores must never pass for (or shadow) a plain run's

@@ -457,7 +457,14 @@ class Store:
 
     @staticmethod
     def _write_samples(c: sqlite3.Connection, r: JobRecord) -> None:
-        c.execute("DELETE FROM samples WHERE job_key = ?", (r.job_key,))  # this run's samples, or none
+        if not r.samples:
+            # a run without --log-samples (a --rescore from the request cache) never deletes what an earlier
+            # run logged: the prompts and raw answers stay; only stored samples of other examples go
+            if r.example_ids:
+                c.execute(f"DELETE FROM samples WHERE job_key = ? AND example_id NOT IN"
+                          f" ({', '.join('?' * len(r.example_ids))})", (r.job_key, *r.example_ids))
+            return
+        c.execute("DELETE FROM samples WHERE job_key = ?", (r.job_key,))  # new samples replace the old
         ids = list(r.example_ids) or [str(i) for i in range(len(r.samples))]
         c.executemany("INSERT INTO samples (job_key, idx, example_id, prompt, response, gold)"
                       " VALUES (?, ?, ?, ?, ?, ?)",
@@ -475,9 +482,10 @@ class Store:
                include_overlap: bool = False) -> list[dict[str, Any]]:
         """The scores table (contract columns). `latest`: one row per (task, variety, model, setting,
         train_on, metric), the most recently finished; `detail` adds job key, run id, seed, signature.
-        A job whose test set overlaps its training data above the leak threshold (runner/flags.py) is
-        left out unless `include_overlap`: every maximum, summary, gap and report reads this table."""
-        from dialectbench.runner.flags import leaked
+        A job whose test set overlaps its training data above the leak threshold, or whose training and
+        test label meanings are not known to align (runner/flags.py `kept_out`), is left out unless
+        `include_overlap`: every maximum, summary, gap and report reads this table."""
+        from dialectbench.runner.flags import kept_out
 
         rows = self.conn.execute(
             "SELECT s.*, j.seed, j.finished_at FROM scores s JOIN jobs j USING (job_key)"
@@ -486,7 +494,7 @@ class Store:
         for r in out:
             r["flags"] = _flags(r["extra"])
         if not include_overlap:
-            out = [r for r in out if not leaked(r["flags"])]
+            out = [r for r in out if not kept_out(r["flags"])]
         if keys is not None:
             wanted = set(keys)
             out = [r for r in out if r["job_key"] in wanted]

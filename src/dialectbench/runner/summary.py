@@ -32,6 +32,8 @@ def _records(frame: Any) -> list[dict[str, Any]]:
     return list(frame)
 
 
+HEADLINE_TITLE = ("Headline: mean per task and setting over the real varieties whose scores enter summaries"
+                  " (synthetic and flagged ones left out, named)")
 GAP_HEADERS = {"eng_eng": "G_eng(eng,C)", "eng_rep": "G_eng(rep,C)", "ft_rep": "G_ft(rep,C)"}
 
 
@@ -63,15 +65,19 @@ def gap_rows(gaps: Any) -> list[dict[str, Any]]:
 def summary_tables(store: str | Path, keys: Sequence[str] | None = None) -> list[tuple[str, list[dict[str, Any]]]]:
     """[(title, rows)] for the terminal: the task summary and the cluster gaps."""
     from dialectbench.analysis import gaps, task_summary
+    from dialectbench.analysis.headline import headline_rows
     from dialectbench.perturb.summary import TITLE, split_synthetic, synthetic_rows
+    from dialectbench.runner.headline import store_headlines
 
     frame = scores_frame(store, keys)
     if frame.empty:
         return []
+    with Store(store, readonly=True) as db:  # the headline results.json and the report give: one function
+        head = [(HEADLINE_TITLE, headline_rows(store_headlines(db, keys)))]
     real, synthetic = split_synthetic(frame)  # synthetic varieties never enter the real rankings
     extra = [(TITLE, synthetic_rows(frame))] if not synthetic.empty else []
     if real.empty:
-        return extra
+        return head + extra
     frame = real
-    return [("Task summary: maximum obtainable scores (DialectBench Table 3 layout; #C clusters, #V varieties)", task_rows(task_summary(frame))),
+    return head + [("Task summary: maximum obtainable scores (DialectBench Table 3 layout; #C clusters, #V varieties)", task_rows(task_summary(frame))),
             ("Cluster dialect gaps in % (DialectBench Table 4; rep = cluster representative)", gap_rows(gaps(frame)))] + extra

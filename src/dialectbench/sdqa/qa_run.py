@@ -71,7 +71,7 @@ def run_qa(tydi: str, *, data_dir: Path | None = None, lang: str = "eng", split:
            models: Sequence[str] | None = None, transcripts: Path | None = None, ranker: str = "bm25",
            encoder: Path | None = None, train: str = "demo", mixed: bool = False) -> QAResult:
     if mixed:
-        require("sdqa qa --mixed-model", "statsmodels")
+        require("sdqa qa --mixed", "statsmodels")
     examples = read_tydi(files("dialectbench.sdqa") / "demo_questions.json" if tydi == "demo" else tydi)
     qa = make_qa(ranker, encoder, train)
     if data_dir is None:

@@ -34,9 +34,14 @@ class Task(BaseModel):
     metric: str
     metric_label: str
     higher_is_better: bool = True
+    # the metric name each per-variety score is stored under when it is not `metric` (DId: every variety's
+    # score is its own class's F1 on the pooled cluster test, stored as `f1`; `metric` is the task's macro F1)
+    variety_metric: str | None = None
     aggregation: Literal["mean"] = "mean"
     paper_metric: str
     published_metrics: tuple[str, ...] = ()
+    # further metrics (not counts) each score of the task carries in its extra, with the task's direction
+    secondary_metrics: tuple[str, ...] = ()
     settings: tuple[str, ...]
     # settings the original benchmark ran beyond Table 2 (its metadata and result files; docs/protocol.md)
     extra_settings: tuple[str, ...] = ()
@@ -63,6 +68,18 @@ class Task(BaseModel):
         if bad:
             raise ValueError(f"unknown setting(s) {bad}; valid: {', '.join(SETTINGS)}")
         return value
+
+    @property
+    def stored_metric(self) -> str:
+        """The metric the task's per-variety scores are stored (and summarised) under."""
+        return self.variety_metric or self.metric
+
+    @property
+    def declared_metrics(self) -> tuple[str, ...]:
+        """Every metric tasks.yaml names for the task: only these carry a direction in results files
+        (counts a score keeps beside them, sys_len or pooled_n, are not metrics)."""
+        names = (self.metric, self.stored_metric, self.paper_metric, *self.published_metrics, *self.secondary_metrics)
+        return tuple(dict.fromkeys(names))
 
     @property
     def summary_metrics(self) -> tuple[str, ...]:

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
+# aliases needs the Registry only as a type (under TYPE_CHECKING there): no import circle at run time
+from dialectbench.varieties import aliases
 from dialectbench.varieties.model import Variety
 from dialectbench.varieties.naming import MalformedVarietyName, VarietyError, parse_name
 
@@ -113,8 +115,6 @@ class Registry:
     def _other_name(self, name: str) -> Variety | None:
         """A common name, ISO code, Glottocode or dataset code (aliases.py); ambiguous ones raise with
         the candidates as suggestions."""
-        from dialectbench.varieties import aliases
-
         found = aliases.resolve(self, name)
         if len(found) > 1:
             raise UnknownVarietyError(name, [v.name for v in found], ambiguous=True)
@@ -132,8 +132,6 @@ class Registry:
 
     def suggest(self, name: str, n: int = 5) -> list[str]:
         """Closest registered names (difflib ratio on the normalised form)."""
-        from dialectbench.varieties import aliases
-
         key = lookup_key(name)
         keys = difflib.get_close_matches(key, list(self._by_key), n=n, cutoff=0.5)
         # by spelling and by meaning ("swiss germna" -> the common name swiss german -> central alemannic),

@@ -65,6 +65,12 @@ def worker_modules(tasks: Sequence[str] | None = None) -> list[str]:
     return list(dict.fromkeys(name for group in names for name in group))
 
 
+# ParserConfig fields an encoder does not read, left out of the job key. The BiLSTM's key is exactly its
+# key from before `arch` existed (its scores are unchanged, so stored ones stay valid); any other
+# encoder's key holds `arch`, so no score of one encoder is ever reused as the other's.
+_UNUSED_BY_ARCH = {"bilstm": ("arch", "conv_dim", "conv_dilations"), "cnn": ("lstm_hidden", "lstm_layers")}
+
+
 class BaselineBackend(Backend):
     """Backend protocol implementation: `fit(task, train, dev, seed=0) -> BaselineModel`."""
 
@@ -79,7 +85,8 @@ class BaselineBackend(Backend):
     @property
     def config(self) -> dict[str, Any]:
         """Settings that change results (verbosity and thread count do not)."""
-        parser = {k: v for k, v in asdict(self.parser_config).items() if k not in ("verbose", "threads")}
+        parser = {k: v for k, v in asdict(self.parser_config).items()
+                  if k not in ("verbose", "threads", *_UNUSED_BY_ARCH.get(self.parser_config.arch, ()))}
         return {"parser": parser, "crf": asdict(self.crf_config)}
 
     def fit_weight(self, task: str, train_bytes: float, *, dev: bool = False) -> float | None:
@@ -93,6 +100,15 @@ class BaselineBackend(Backend):
         words = train_bytes / CONLLU_BYTES_PER_WORD
         batches = math.ceil(words / self.parser_config.batch_tokens)
         return PARSER_COST_PER_WORD * self.parser_config.expected_words(words, batches, dev)
+
+    def job_seconds(self, task: str, n_train: int, n_dev: int, n_test: int, *, train_words: float | None = None,
+                    test_words: float | None = None) -> tuple[float | None, float | None]:
+        """This backend's own cost estimate for `plan --estimate`: (fit, evaluation) CPU-seconds of one job
+        from per-word costs measured on UD (baseline/costs.py); None where not costed."""
+        from dialectbench.backends.baseline.costs import job_seconds
+
+        return job_seconds(task, n_train, n_dev, n_test, parser=self.parser_config, train_words=train_words,
+                           test_words=test_words)
 
     def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None = None, *,
             seed: int = 0) -> BaselineModel:

@@ -1,7 +1,8 @@
 """Dependency parsing baseline: a graph-based parser trained from scratch on CPU.
 
 Encoder: word embeddings + a character CNN (so unseen dialectal spellings still get a representation)
--> 2-layer BiLSTM. Head: the shared biaffine arc/label scorers with exact MST decoding
+-> 2-layer BiLSTM (`ParserConfig.arch="bilstm"`, the default) or residual gated dilated convolutions
+(`arch="cnn"`, issue 41: cheaper per word, but less accurate per CPU-second; see ParserConfig). Head: the shared biaffine arc/label scorers with exact MST decoding
 (`dialectbench.backends.parsing`).
 
 UPOS is never an input. Gold tags would not exist for a real user's text, and in the zero-shot setting
@@ -74,10 +75,62 @@ class _Encoder(nn.Module):
         return self.dropout(out)
 
 
+class _ConvEncoder(nn.Module):
+    """Word + char features -> residual gated dilated 1-D convolutions (kernel 3, one block per entry of
+    `conv_dilations`). Every block is one matrix multiply over all positions of the batch at once, where
+    the BiLSTM steps through a sentence word by word and leaves the CPU mostly idle.
+
+    The convolution is written as shift-and-concatenate + nn.Linear rather than nn.Conv1d: the same GEMM
+    as every other layer, not oneDNN's convolution kernels, which choose algorithms by CPU. Positions
+    past a sentence's end are zeroed before every block, so a sentence's states do not depend on the
+    batch it is padded in."""
+
+    def __init__(self, cfg: ParserConfig, n_words: int, n_chars: int, n_upos: int):
+        super().__init__()
+        d = cfg.conv_dim
+        self.words = nn.Embedding(n_words, cfg.word_dim, padding_idx=PAD)
+        self.chars = nn.Embedding(n_chars, cfg.char_dim, padding_idx=PAD)
+        self.char_cnn = nn.Conv1d(cfg.char_dim, cfg.char_filters, kernel_size=3, padding=1)
+        self.dropout = nn.Dropout(cfg.dropout)
+        self.proj = nn.Linear(cfg.word_dim + cfg.char_filters, d)
+        self.dilations = tuple(cfg.conv_dilations)
+        self.blocks = nn.ModuleList(nn.Linear(3 * d, 2 * d) for _ in self.dilations)  # GLU: value, gate
+        self.norms = nn.ModuleList(nn.LayerNorm(d) for _ in self.dilations)
+        self.upos = nn.Linear(d, n_upos)
+        self.out_dim = d
+
+    def forward(self, word_ids, type_chars, type_index, lengths):
+        c = self.chars(type_chars).transpose(1, 2)
+        c = torch.relu(self.char_cnn(c)).max(-1).values
+        x = torch.cat([self.words(word_ids), c[type_index]], -1)
+        keep = (torch.arange(word_ids.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)).unsqueeze(-1).to(x.dtype)
+        h = self.proj(self.dropout(x)) * keep
+        for block, norm, dil in zip(self.blocks, self.norms, self.dilations):
+            y = block(torch.cat([_shift(h, dil), h, _shift(h, -dil)], -1))
+            y = nn.functional.glu(y, -1)
+            h = norm(h + self.dropout(y)) * keep
+        return self.dropout(h)
+
+
+def _shift(h: torch.Tensor, k: int) -> torch.Tensor:
+    """h (B, T, d) moved k positions along T (k > 0: each position sees the one k to its left), zeros in."""
+    if k == 0:
+        return h
+    if abs(k) >= h.shape[1]:
+        return torch.zeros_like(h)
+    pad = h.new_zeros(h.shape[0], abs(k), h.shape[2])
+    return torch.cat([pad, h[:, :-k]], 1) if k > 0 else torch.cat([h[:, -k:], pad], 1)
+
+
+ENCODERS = {"bilstm": _Encoder, "cnn": _ConvEncoder}
+
+
 class _Net(nn.Module):
     def __init__(self, cfg: ParserConfig, n_words: int, n_chars: int, n_upos: int, n_labels: int):
         super().__init__()
-        self.encoder = _Encoder(cfg, n_words, n_chars, n_upos)
+        if cfg.arch not in ENCODERS:
+            raise ValueError(f"ParserConfig.arch: unknown encoder {cfg.arch!r}; known: {', '.join(ENCODERS)}")
+        self.encoder = ENCODERS[cfg.arch](cfg, n_words, n_chars, n_upos)
         self.head = ParserHead(self.encoder.out_dim, n_labels, cfg.arc_hidden, cfg.label_hidden,
                                cfg.dropout)
 

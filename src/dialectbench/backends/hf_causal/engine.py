@@ -7,10 +7,19 @@ system turn, one user turn, then the assistant's turn opened). Without a templat
 the default system prompt some templates insert (SmolLM2's). In loglikelihood mode the continuation's tokens are encoded
 apart from the context (lm-evaluation-harness's recipe), so a label's score never depends on how the
 tokenizer would merge it into the prompt's last characters. `trust_remote_code` is off unless asked for (`--model-args trust_remote_code=True`).
+
+The shared prefix (`prefix_cache=True`, the default): the prompts of one job share the instruction and the
+demonstrations, so the longest run of *token ids* every prompt of a call starts with is run through the model
+once and its key/value cache is reused (copied and batch-expanded) for every item and kept for the next call
+while it still is a prefix. The split is taken from the ids of each full prompt, so the model reads exactly the
+tokens the full-prompt path reads (no re-tokenisation at the junction). In loglikelihood mode an item's text is
+then run once for all its single-token labels (their log-probabilities read off one position); a multi-token
+label gets its own row. `prefix_cache=False` runs every full prompt (the reference the tests compare against).
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -49,6 +58,20 @@ def resolve_source(arg: str) -> tuple[str, str | None]:
     return arg, None
 
 
+class _StopStrings:
+    """Ends a row's decoding once its reply holds a stop string (the decoded text, as Generation.cut reads
+    it; transformers' StopStringCriteria needs a tokenizer that round-trips token strings, not every one does)."""
+
+    def __init__(self, tok: Any, stops: Sequence[str]) -> None:
+        self.tok, self.stops, self.start = tok, tuple(stops), 0
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        texts = self.tok.batch_decode(input_ids[:, self.start:], skip_special_tokens=True)
+        return torch.tensor([any(s in t for s in self.stops) for t in texts], device=input_ids.device)
+
+
 class HFCausalEngine:
     """A causal LM and its tokenizer, loaded on first use."""
 
@@ -56,8 +79,10 @@ class HFCausalEngine:
 
     def __init__(self, source: str, gguf_file: str | None, *, device: str | None, dtype: str,
                  batch_size: int, trust_remote_code: bool, prompt_format: PromptFormat | None = None,
-                 revision: str | None = None) -> None:
+                 revision: str | None = None, prefix_cache: bool = True) -> None:
         self.source, self.gguf_file, self.batch_size = source, gguf_file, batch_size
+        self.prefix_cache = prefix_cache
+        self._prefix: tuple[list[int], Any] | None = None  # (token ids, their key/value cache, batch 1)
         self.chunk_size = batch_size * 4
         self.trust_remote_code, self.revision = trust_remote_code, revision
         self.prompt_format = prompt_format or PromptFormat(False)
@@ -113,6 +138,17 @@ class HFCausalEngine:
     def supports_loglikelihood(self) -> bool:
         return True
 
+    def _stopping(self, gen: Generation) -> dict[str, Any]:
+        """Decoding ends at EOS and at a stop string (HF's StopStringCriteria), not only trimmed afterwards:
+        the reply as cut is the same, the tokens after the stop are never computed."""
+        out: dict[str, Any] = {"pad_token_id": self._tok.pad_token_id}
+        eos = self._model.generation_config.eos_token_id
+        if eos is None and self._tok.eos_token_id is not None:
+            out["eos_token_id"] = self._tok.eos_token_id
+        if gen.stop:
+            out["stopping_criteria"] = [_StopStrings(self._tok, gen.stop)]
+        return out
+
     def generate(self, prompts: Sequence[str], max_tokens: int, deadline: float | None,
                  gen: Generation | None = None) -> list[str]:
         import torch
@@ -123,23 +159,94 @@ class HFCausalEngine:
         sampling = {"do_sample": True, "temperature": gen.temperature} if gen.temperature else {"do_sample": False}
         if gen.temperature:
             torch.manual_seed(gen.seed or 0)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths share a batch
+        stopping = self._stopping(gen)
+        encoded = [self._encode(t) for t in texts]
+        # sampling draws from one generator in batch order: the full-prompt path keeps its draws as they were
+        prefix = self._shared_prefix(encoded) if self.prefix_cache and not gen.temperature else []
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))  # similar lengths share a batch
         out: list[str] = [""] * len(texts)
         for start in range(0, len(order), self.batch_size):
             idx = order[start:start + self.batch_size]
-            batch = self._tok([texts[i] for i in idx], return_tensors="pt", padding=True,
-                              add_special_tokens=not self.chat()).to(self.device)
+            if prefix:
+                ids, mask, past = self._prefixed_batch([encoded[i] for i in idx], prefix)
+                extra = {self._cache_arg(): past}
+            else:
+                batch = self._tok([texts[i] for i in idx], return_tensors="pt", padding=True,
+                                  add_special_tokens=not self.chat())
+                ids, mask, extra = batch["input_ids"], batch["attention_mask"], {}
+            for criterion in stopping.get("stopping_criteria", ()):
+                criterion.start = ids.shape[1]
             with torch.inference_mode():
-                ids = self._model.generate(**batch, max_new_tokens=max_tokens, pad_token_id=self._tok.pad_token_id,
-                                           **sampling)
-            new = ids[:, batch["input_ids"].shape[1]:]
+                new_ids = self._model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                               max_new_tokens=max_tokens, **stopping, **sampling, **extra)
+            new = new_ids[:, ids.shape[1]:]
             for i, text in zip(idx, self._tok.batch_decode(new, skip_special_tokens=True)):
                 out[i] = gen.cut(text)
         return out
 
-    def loglikelihood(self, pairs: Sequence[tuple[str, str]], deadline: float | None) -> list[float]:
+    def _shared_prefix(self, encoded: Sequence[Sequence[int]]) -> list[int]:
+        """The token ids every sequence starts with, less at least its last token (each row needs one of its
+        own to predict from); its cache is computed here unless the kept one can serve."""
+        if not encoded:
+            return []
+        first, n = encoded[0], min(len(e) for e in encoded) - 1
+        for other in encoded[1:]:
+            n = next((j for j in range(n) if other[j] != first[j]), n)
+        prefix = list(first[:max(n, 0)])
+        if not prefix:
+            return []
+        kept = self._prefix
+        # the kept prefix serves while it starts every sequence and is most of the shared part (a first call
+        # over a few items can share a little of their text too: the next call's shorter prefix replaces it)
+        if kept is not None and len(kept[0]) <= len(prefix) < 2 * len(kept[0]) and prefix[:len(kept[0])] == kept[0]:
+            return kept[0]
         import torch
 
+        with torch.inference_mode():
+            result = self._model(input_ids=torch.tensor([prefix], device=self.device), use_cache=True)
+        past = getattr(result, "cache", None)
+        if past is None:
+            past = getattr(result, "past_key_values", None)
+        from transformers import Cache
+
+        if not isinstance(past, Cache):  # remote code returning legacy tuples (or no cache): full prompts
+            log.warning("hf-causal: %s returns no transformers Cache; every prompt is run in full",
+                        self.source)
+            self.prefix_cache, self._prefix = False, None
+            return []
+        self._prefix = (prefix, past)
+        return prefix
+
+    def _cache_arg(self) -> str:
+        """The forward's name for the key/value cache: `cache` from transformers 5.2x, `past_key_values` before."""
+        import inspect
+
+        return "cache" if "cache" in inspect.signature(self._model.forward).parameters else "past_key_values"
+
+    def _expanded_past(self, rows: int) -> Any:
+        """A copy of the kept prefix cache for `rows` rows (a forward appends to the cache it is given)."""
+        past = copy.deepcopy(self._prefix[1])
+        past.batch_repeat_interleave(rows)
+        return past
+
+    def _prefixed_batch(self, seqs: Sequence[Sequence[int]], prefix: Sequence[int]) -> tuple[Any, Any, Any]:
+        """Generation rows after the cached prefix: the prefix, left padding, then each row's own tokens (the
+        positions come from the attention mask, as for left padding of the whole prompt)."""
+        import torch
+
+        p = len(prefix)
+        width = max(len(s) - p for s in seqs)
+        ids = torch.full((len(seqs), p + width), self._tok.pad_token_id, dtype=torch.long)
+        mask = torch.zeros((len(seqs), p + width), dtype=torch.long)
+        ids[:, :p] = torch.tensor(prefix)
+        mask[:, :p] = 1
+        for r, s in enumerate(seqs):
+            own = s[p:]
+            ids[r, p + width - len(own):] = torch.tensor(own)
+            mask[r, p + width - len(own):] = 1
+        return ids, mask, self._expanded_past(len(seqs))
+
+    def loglikelihood(self, pairs: Sequence[tuple[str, str]], deadline: float | None) -> list[float]:
         self.load()
         encoded = []
         for context, continuation in pairs:
@@ -148,6 +255,57 @@ class HFCausalEngine:
             cont = self._tok(continuation.lstrip() if self.chat() else continuation,
                              add_special_tokens=False)["input_ids"]
             encoded.append((ctx, cont))
+        if self.prefix_cache:
+            return self._loglikelihood_prefixed(encoded)
+        return self._loglikelihood_full(encoded)
+
+    def _loglikelihood_prefixed(self, encoded: list[tuple[list[int], list[int]]]) -> list[float]:
+        """The cached prefix, then one row per item for all its single-token continuations (read off the
+        item's last position) and one row per multi-token continuation."""
+        import torch
+
+        contexts = list(dict.fromkeys(tuple(ctx) for ctx, _ in encoded))
+        prefix = self._shared_prefix(contexts)
+        p = len(prefix)
+        out: list[float] = [0.0] * len(encoded)
+        # a row: (its tokens after the prefix, the positions whose predictions are read, [(request, position
+        # in the row's kept logits, token)])
+        rows: dict[Any, tuple[list[int], list[int], list[tuple[int, int, int]]]] = {}
+        for i, (ctx, cont) in enumerate(encoded):
+            own = ctx[p:]
+            if len(cont) <= 1:
+                row = rows.setdefault(tuple(ctx), (own, [len(own) - 1], []))
+                row[2].extend((i, 0, t) for t in cont)
+            else:
+                rows[i] = (own + cont[:-1], list(range(len(own) - 1, len(own) + len(cont) - 1)),
+                           [(i, j, t) for j, t in enumerate(cont)])
+        todo = sorted(rows.values(), key=lambda r: len(r[0]))
+        pad = self._tok.pad_token_id
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start:start + self.batch_size]
+            width = max(len(r[0]) for r in batch)
+            ids = torch.full((len(batch), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(batch), p + width), dtype=torch.long)
+            mask[:, :p] = 1
+            width_k = max(len(r[1]) for r in batch)
+            keep = torch.zeros((len(batch), width_k), dtype=torch.long)
+            for r, (toks, wanted, _) in enumerate(batch):  # right padding: positions follow the prefix
+                ids[r, :len(toks)] = torch.tensor(toks)
+                mask[r, p:p + len(toks)] = 1
+                keep[r] = torch.tensor(wanted + wanted[-1:] * (width_k - len(wanted)))
+            extra = {self._cache_arg(): self._expanded_past(len(batch))} if p else {}
+            with torch.inference_mode():
+                logits = self._model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                     logits_to_keep=keep.to(self.device), use_cache=bool(p), **extra).logits
+            logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
+            for r, (_, _, reads) in enumerate(batch):
+                for i, j, t in reads:
+                    out[i] += float(logprobs[r, j, t])
+        return out
+
+    def _loglikelihood_full(self, encoded: list[tuple[list[int], list[int]]]) -> list[float]:
+        import torch
+
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i][0]) + len(encoded[i][1]))
         out: list[float] = [0.0] * len(encoded)
         pad = self._tok.pad_token_id
@@ -180,7 +338,10 @@ class HFCausalEngine:
 
 class HFCausalBackend(Backend):
     """`get_backend("hf-causal:<source>", mode=..., k_shots=..., batch_size=..., device=..., dtype=...,
-    revision=..., chat_template=..., system_prompt=..., temperature=..., stop=...)`."""
+    revision=..., chat_template=..., system_prompt=..., temperature=..., stop=..., prefix_cache=...)`.
+
+    `prefix_cache` (on by default) changes how the numbers are computed, not what they are: it is in neither
+    the job key nor the request cache's model id."""
 
     supports_icl = True
 
@@ -190,7 +351,7 @@ class HFCausalBackend(Backend):
                  device: str | None = None, dtype: str = "auto", trust_remote_code: bool = False,
                  name: str | None = None, log_samples: bool = False, revision: str | None = None,
                  chat_template: bool = False, system_prompt: str = "", temperature: float = 0.0,
-                 stop: Sequence[str] = ()) -> None:
+                 stop: Sequence[str] = (), prefix_cache: bool = True) -> None:
         _check_options(k_shots, mode, 1, max_invalid, job_budget_s, temperature)
         if dtype not in ("auto", "float32", "bfloat16", "float16"):
             raise ValueError(f"hf-causal: unknown dtype {dtype!r}; choose auto, float32, bfloat16 or float16")
@@ -205,7 +366,7 @@ class HFCausalBackend(Backend):
         self.prompt_format = PromptFormat(bool(chat_template), system_prompt)
         self._engine = HFCausalEngine(source, gguf_file, device=device, dtype=dtype, batch_size=batch_size,
                                       trust_remote_code=self.trust_remote_code, prompt_format=self.prompt_format,
-                                      revision=revision)
+                                      revision=revision, prefix_cache=bool(prefix_cache))
         self.cache = RequestCache()
 
     def attach_store(self, path: Any) -> None:

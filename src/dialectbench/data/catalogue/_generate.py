@@ -397,6 +397,29 @@ def sa(files: Files) -> dict[str, Any]:
                        public=False, obtain="DzSentiA is not distributed publicly: ask the authors (Abdelli et "
                        "al. 2019) and save it as TSV (text<TAB>label) at the path given"),
     }
+    # what each dataset's labels mean, in its own words (models.py TASK_LABELS is the task's one set)
+    meanings = {
+        "tsac": ({"positive": "positive", "negative": "negative"},
+                 ("README: 'user comments manually annotated to positive and negative polarities' (the label "
+                 "is the file: train_pos/train_neg, test_pos/test_neg)")),
+        "tunizi": ({"1": "positive", "-1": "negative"},
+                   "README: version 1 'with 47% annotated as positive (1) and 53% as negative (-1)'"),
+        "astd": ({"POS": "positive", "NEG": "negative", "NEUTRAL": "mixed", "OBJ": "neutral"},
+                 ("README and Nabil, Aly and Atiya (2015): 'four classes subjective positive, subjective "
+                 "negative, subjective mixed, and objective' (POS, NEG, NEUTRAL, OBJ): ASTD's NEUTRAL is "
+                 "subjective mixed, its OBJ (no sentiment) what the other datasets call neutral")),
+        "mac": ({"positive": "positive", "negative": "negative", "neutral": "neutral", "mixed": "mixed"},
+                ("README: tweets 'manually labeled' with sentiment type positive, negative, neutral or mixed "
+                "(column `type`), and a lexicon 'labeled as positive, negative and neutral': neutral is a "
+                "text without sentiment, mixed one with both polarities, two classes")),
+        "ajgt": ({"Positive": "positive", "Negative": "negative"},
+                 "README: 1,800 tweets 'annotated as positive and negative'"),
+        "saudibank": ({"POS": "positive", "NEG": "negative", "NEU": "neutral"},
+                      ("README: tweets 'labeled as \"Negative\", ... \"Positive\", and ... \"Neutral\"' "
+                      "(column `Final annotation`: NEG, POS, NEU)")),
+    }
+    for key, (mapping, definition) in meanings.items():
+        datasets[key]["labels"] = {"map": mapping, "definition": definition}
     rules: dict[str, Callable[[str], dict]] = {
         "aeb_Arab": lambda n: entry(n, "tsac", "labelled", {
             s: [part(files.ref(f"tsac/{s}_{pol}.txt", f"{tsac}/{s}_{pol}.txt"), label=lab)
@@ -435,9 +458,10 @@ def sa(files: Files) -> dict[str, Any]:
         "arz_arab": lambda n: entry(n, "astd", "labelled", {"all": [part(files.ref(
             "astd/Tweets.txt", f"{GH}/mahmoudnabil/ASTD/0eac69a559bbc38a2cf06266411fa8bf47eed042/data/Tweets.txt"
         ))]}, options={}, derive=derive,
-            label_map={"POS": "positive", "NEG": "negative", "NEUTRAL": "neutral", "OBJ": "objective"},
+            label_map=dict(meanings["astd"][0]),  # a copy: one object twice would dump as a YAML alias
             note="ASTD (Egyptian tweets), as the original's scripts/process_dataset.py (process_astd) writes "
-                 "arz_arab; labels mapped as there"),
+                 "arz_arab; labels mapped by meaning onto the task's set (the original maps NEUTRAL to "
+                 "neutral and OBJ to objective: docs/protocol.md)"),
     }
     entries = [rules[code](name) for name, code in varieties("sa")]
     return {"datasets": datasets, "entries": entries}

@@ -160,6 +160,26 @@ class Entry(_Strict):
         return set(self.splits)
 
 
+# The one label set of each task whose datasets declare label meanings (`Dataset.labels`), with what each
+# label means: every dataset maps its own labels onto it, so a label name means one thing across datasets.
+# SA: ASTD's NEUTRAL is "subjective mixed" and its OBJ "objective" (Nabil et al. 2015), where MAC, TUNIZI
+# and the Saudi Bank dataset call a text without sentiment "neutral": one name, two meanings.
+TASK_LABELS: dict[str, dict[str, str]] = {
+    "sa": {"positive": "subjective, positive sentiment",
+           "negative": "subjective, negative sentiment",
+           "neutral": "no sentiment expressed (objective)",
+           "mixed": "subjective, both positive and negative sentiment"},
+}
+
+
+class LabelMeanings(_Strict):
+    """What a dataset's labels mean: each of its labels (as its files write them) -> the task's label set
+    (TASK_LABELS), with the source's own definition quoted and cited."""
+
+    map: dict[str, str] = Field(description="the dataset's label -> the task-level label it means")
+    definition: str = Field(description="the source's own definition of its labels, with where it says so")
+
+
 class Dataset(_Strict):
     name: str
     licence: str
@@ -167,6 +187,7 @@ class Dataset(_Strict):
     homepage: str | None = None
     public: bool = True
     obtain: str | None = Field(None, description="how to obtain it by hand (required when not public)")
+    labels: LabelMeanings | None = Field(None, description="what its labels mean (scored on the task's set)")
 
     @model_validator(mode="after")
     def _obtain_if_private(self) -> Dataset:
@@ -191,7 +212,38 @@ class TaskCatalogue(_Strict):
             if e.variety in seen:
                 raise ValueError(f"{self.task}: variety {shown(e.variety)} listed twice")
             seen.add(e.variety)
+            self._check_meanings(e)
+        for key, d in self.datasets.items():
+            task_labels = TASK_LABELS.get(self.task)
+            if d.labels is None:
+                continue
+            if task_labels is None:
+                raise ValueError(f"{self.task}/{shown(key, quote=False)}: `labels` declares label meanings, but "
+                                 f"task {self.task} has no task-level label set (tasks with one: "
+                                 f"{', '.join(TASK_LABELS)})")
+            bad = sorted(set(d.labels.map.values()) - set(task_labels))
+            if bad:
+                raise ValueError(f"{self.task}/{shown(key, quote=False)}: labels {', '.join(map(shown, bad))} are not "
+                                 f"in the task's label set ({', '.join(task_labels)})" + near(bad[0], task_labels))
         return self
+
+    def _check_meanings(self, e: Entry) -> None:
+        """An entry reads its dataset's labels into the declared task labels (its `label_map`, or the raw
+        labels as they are): the scored labels are the declared ones, never a second mapping."""
+        d = self.datasets[e.dataset].labels
+        if d is None:
+            return
+        for raw, meant in d.map.items():
+            read = (e.label_map or {}).get(raw, raw)
+            if read != meant:
+                raise ValueError(f"{self.task}/{shown(e.variety, quote=False)}: dataset {shown(e.dataset)} declares "
+                                 f"label {shown(raw)} as {shown(meant)}, but the entry reads it as {shown(read)} "
+                                 "(make label_map agree with the dataset's labels.map)")
+
+    def meanings_declared(self, dataset: str) -> bool:
+        """Whether `dataset` declares what its labels mean (or the task has no task-level label set)."""
+        d = self.datasets.get(dataset)
+        return self.task not in TASK_LABELS or (d is not None and d.labels is not None)
 
     def entry(self, variety: str) -> Entry | None:
         return next((e for e in self.entries if e.variety == variety), None)

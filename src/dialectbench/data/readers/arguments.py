@@ -128,14 +128,34 @@ def problems(fmt: str, files: Collection[str], options: Mapping[Any, Any]) -> li
     return out
 
 
-def _encoding(value: str, options: Mapping[Any, Any]) -> str | None:
+# The text codecs a data file may be in. Python calls punycode, idna, raw_unicode_escape, unicode_escape,
+# rot_13 and utf_7 "text encodings" too, but they transform text rather than encode a file (punycode fails on
+# a file with a UnicodeError, not a decoding error), so only these are accepted, by their codec's name.
+TEXT_ENCODINGS = frozenset({
+    "utf_8", "utf_8_sig", "utf_16", "utf_16_le", "utf_16_be", "utf_32", "utf_32_le", "utf_32_be", "ascii",
+    "latin_1", "iso8859_2", "iso8859_3", "iso8859_4", "iso8859_5", "iso8859_6", "iso8859_7", "iso8859_8",
+    "iso8859_9", "iso8859_10", "iso8859_11", "iso8859_13", "iso8859_14", "iso8859_15", "iso8859_16",
+    "cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "cp437", "cp850",
+    "cp866", "koi8_r", "koi8_u", "mac_roman", "gb2312", "gbk", "gb18030", "big5", "big5hkscs", "shift_jis",
+    "cp932", "euc_jp", "iso2022_jp", "euc_kr", "cp949", "iso2022_kr", "tis_620", "cp874"})
+
+
+def text_encoding(value: str) -> str | None:
+    """The codec name of an accepted data-file encoding ("UTF8" -> "utf_8"), else None."""
     try:
-        if codecs.lookup(value)._is_text_encoding:  # type: ignore[attr-defined]
-            return None
+        name = codecs.lookup(value).name.replace("-", "_")
     except (LookupError, ValueError):  # ValueError: a NUL in the name
-        pass
-    names = sorted(set(encodings.aliases.aliases) | set(encodings.aliases.aliases.values()))
-    return f"unknown text encoding {shown(value)}{near(value.lower().replace('-', '_'), names)} (e.g. utf-8, latin-1)"
+        return None
+    name = {"iso8859_1": "latin_1", "us_ascii": "ascii"}.get(name, name)
+    return name if name in TEXT_ENCODINGS else None
+
+
+def _encoding(value: str, options: Mapping[Any, Any]) -> str | None:
+    if text_encoding(value) is not None:
+        return None
+    names = TEXT_ENCODINGS | {a for a, c in encodings.aliases.aliases.items() if c in TEXT_ENCODINGS}
+    return (f"unknown text encoding {shown(value)}{near(value.lower().replace('-', '_'), sorted(names))} "
+            "(the accepted ones are the file encodings of Python's codecs: e.g. utf-8, latin-1, cp1252, gb18030)")
 
 
 def _delimiter(value: str | None, options: Mapping[Any, Any]) -> str | None:

@@ -31,8 +31,10 @@ def read_iob(path: PathLike, *, token_column: int | None = None, tag_column: int
              delimiter: str | None = None, misc_key: str | None = None) -> Iterator[TaggedSentence]:
     """Yield the tagged sentences of a CoNLL-style NER file lazily.
 
-    token_column: column of the token; None = decided once per file from its first token line: 1 when
-      that line is tab-separated and starts with an integer id (Johansen's .bioes), else 0 (WikiANN).
+    token_column: column of the token; None = decided once per file from its first sentence: 1 when its
+      lines are tab-separated with at least 4 fields and their first fields count 1, 2, 3... (the token ids
+      of Johansen's .bioes: "ID FORM LEMMA UPOS TAG"), else 0 (WikiANN; a first token that is a number, as
+      in "1999\tCD\tO", is a token, not an id).
     tag_column: column of the tag (default last); ignored with `misc_key`.
     delimiter: None = a tab when the line has one, else runs of whitespace.
     misc_key: read the tag from "misc_key=TAG" in column 10 of a CoNLL-U file (NorNE: "name").
@@ -48,7 +50,10 @@ def _sentences(path: Path, token_column: int | None, tag_column: int, delimiter:
     tags: list[str] = []
     sent_id: str | None = None
     index = 0
-    for number, line in numbered_lines(read_text(path)):
+    lines = list(numbered_lines(read_text(path)))
+    if token_column is None and misc_key is None:
+        token_column = _token_column(lines, delimiter)
+    for number, line in lines:
         if not line.strip():
             if tokens:
                 yield TaggedSentence(ids(sent_id, index), tuple(tokens), tuple(tags))
@@ -61,17 +66,33 @@ def _sentences(path: Path, token_column: int | None, tag_column: int, delimiter:
                 sent_id = value.strip()
             continue
         fields = _split(line, delimiter)
-        if token_column is None:
-            token_column = 1 if "\t" in line and fields[0].isdigit() and len(fields) > 2 else 0
         if misc_key is not None:
             pair = _misc_token(path, number, fields, misc_key)
         else:
-            pair = _column_token(path, number, fields, token_column, tag_column)
+            pair = _column_token(path, number, fields, token_column or 0, tag_column)
         if pair is not None:
             tokens.append(pair[0])
             tags.append(pair[1])
     if tokens:
         yield TaggedSentence(ids(sent_id, index), tuple(tokens), tuple(tags))
+
+
+def _token_column(lines: list[tuple[int, str]], delimiter: str | None) -> int:
+    """1 when the first sentence's token lines carry ids 1, 2, 3... in column 0 (tab-separated, 4+ fields),
+    else 0. One line is not evidence enough: a WikiANN-style "1999<TAB>CD<TAB>O" also starts with digits."""
+    expected = 1
+    for _number, line in lines:
+        if not line.strip():
+            if expected > 1:
+                break
+            continue
+        if expected == 1 and _COMMENT.match(line):
+            continue
+        fields = _split(line, delimiter)
+        if "\t" not in line or len(fields) < 4 or fields[0] != str(expected):
+            return 0
+        expected += 1
+    return 1 if expected > 1 else 0
 
 
 def _split(line: str, delimiter: str | None) -> list[str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from dialectbench.data.errors import DataFormatError, shown
 from dialectbench.data.examples import TextExample
-from dialectbench.data.readers._io import PathLike, ascii_int, existing, numbered_lines, read_text
+from dialectbench.data.readers._io import IdMaker, PathLike, ascii_int, existing, numbered_lines, read_text
 from dialectbench.data.readers._table import Column, Row, Table, read_table
 
 
@@ -123,6 +123,7 @@ def _subset_indices(subset: PathLike | Sequence[int]) -> Iterator[tuple[Path | N
 
 def _examples(path: Path, rows: list[Row], spec: _Spec, width: int | None, label: str | None,
               label_map: Mapping[str, str] | None, labels: Collection[str] | None) -> Iterator[TextExample]:
+    ids = IdMaker(path)  # an id column that repeats a value: the later rows get "@<row index>", not one id
     for row in rows:
         fields = _fit(path, row, width, spec)
         if any(fields[col].strip() not in want for col, want in spec.where):
@@ -132,8 +133,8 @@ def _examples(path: Path, rows: list[Row], spec: _Spec, width: int | None, label
             value = label_map.get(value, value)
         if labels is not None and value not in labels:
             raise DataFormatError(path, row.line, f"label {shown(value)} is not one of {sorted(labels)}")
-        key = fields[spec.ident].strip() if spec.ident is not None else str(row.index)
-        yield TextExample(f"{path.stem}:{key}", fields[spec.text].strip(), value)
+        key = fields[spec.ident].strip() if spec.ident is not None else None
+        yield TextExample(ids(key, row.index), fields[spec.text].strip(), value)
 
 
 def _fit(path: Path, row: Row, width: int | None, spec: _Spec) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from dialectbench.data.errors import DataFormatError
 from dialectbench.data.examples import MultipleChoiceExample
-from dialectbench.data.readers._io import PathLike, ascii_int, existing
+from dialectbench.data.readers._io import IdMaker, PathLike, ascii_int, existing
 from dialectbench.data.readers._json import field, kind, list_field, load_records, text_field
 
 BELEBELE_OPTIONS = ("mc_answer1", "mc_answer2", "mc_answer3", "mc_answer4")
@@ -37,22 +37,31 @@ def read_multiple_choice(path: PathLike, *, passage_key: str = "flores_passage",
 
 def _examples(path: Path, passage_key: str, question_key: str, option_keys: tuple[str, ...], answer_key: str,
               answer_base: int, id_keys: tuple[str, ...]) -> Iterator[MultipleChoiceExample]:
+    ids = IdMaker(path)  # two records with one id: the later gets "@<record index>"
     for position, (line, record) in enumerate(load_records(path)):
         where = f"record {position}"
-        options = tuple(str(field(path, line, record, key, where)) for key in option_keys)
+        options = tuple(text_field(path, line, record, key, where) for key in option_keys)
         answer = _answer(path, line, field(path, line, record, answer_key, where), answer_base, len(options),
                          where)
-        key = "#".join(str(record[k]) for k in id_keys) if id_keys and all(k in record for k in id_keys) \
-            else str(position)
-        yield MultipleChoiceExample(f"{path.stem}:{key}", str(field(path, line, record, passage_key, where)),
-                                    str(field(path, line, record, question_key, where)), options, answer)
+        key = "#".join(_id_part(path, line, record, k, where) for k in id_keys) \
+            if id_keys and all(k in record for k in id_keys) else str(position)
+        yield MultipleChoiceExample(ids(key, position), text_field(path, line, record, passage_key, where),
+                                    text_field(path, line, record, question_key, where), options, answer)
+
+
+def _id_part(path: Path, line: int | None, record: dict, key: str, where: str) -> str:
+    """An id value: a string or a whole number (Belebele's question_number), never a null or a list."""
+    value = record[key]
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return str(value)
+    raise DataFormatError(path, line, f"{where}: {key!r} is {kind(value)}, not a string or a whole number")
 
 
 def _answer(path: Path, line: int | None, raw: object, base: int, n_options: int, where: str) -> int:
     number = ascii_int(str(raw).strip()) if isinstance(raw, (str, int)) and not isinstance(raw, bool) else None
     if number is None or not 0 <= number - base < n_options:
-        shown = str(raw) if isinstance(raw, (str, int)) else type(raw).__name__
-        raise DataFormatError(path, line, f"{where}: answer {shown[:40]!r} is not an option number "
+        text = str(raw) if isinstance(raw, (str, int)) else type(raw).__name__
+        raise DataFormatError(path, line, f"{where}: answer {text[:40]!r} is not an option number "
                                           f"{base}..{n_options - 1 + base}")
     return number - base
 
@@ -60,6 +69,7 @@ def _answer(path: Path, line: int | None, raw: object, base: int, n_options: int
 def _passage_examples(path: Path) -> Iterator[MultipleChoiceExample]:
     """Every container is checked for its JSON type: a null `answers`, an `items` entry that is a string or a
     `metadata` that is a list is a DataFormatError at its line, never a TypeError (nor a silent skip)."""
+    ids, count = IdMaker(path), 0  # two passages with one url: the later questions get "@<question index>"
     for position, (line, record) in enumerate(load_records(path)):
         where = f"record {position}"
         passage = text_field(path, line, record, "text", where)
@@ -73,7 +83,8 @@ def _passage_examples(path: Path) -> Iterator[MultipleChoiceExample]:
             correct = [i for i, a in enumerate(answers) if a.get("correct") is True]
             if len(correct) != 1:
                 raise DataFormatError(path, line, f"{here}: {len(correct)} answers marked correct (expected 1)")
-            yield MultipleChoiceExample(f"{path.stem}:{link}#{number}", passage,
+            count += 1
+            yield MultipleChoiceExample(ids(f"{link}#{number}", count - 1), passage,
                                         text_field(path, line, item, "question", here), options, correct[0])
 
 

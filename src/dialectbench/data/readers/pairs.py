@@ -7,8 +7,8 @@ from pathlib import Path
 
 from dialectbench.data.errors import DataFormatError, shown
 from dialectbench.data.examples import PairExample
-from dialectbench.data.readers._io import PathLike, existing
-from dialectbench.data.readers._json import load_records
+from dialectbench.data.readers._io import IdMaker, PathLike, existing
+from dialectbench.data.readers._json import kind, load_records
 from dialectbench.data.readers._table import Column, read_table
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")
@@ -72,6 +72,8 @@ def _aligned_rows(path: Path, labels_path: Path, text_columns: tuple, label_colu
     for row, grow in zip(text.rows, gold.rows):
         if len(row.fields) != text.width:
             raise DataFormatError(path, row.line, f"expected {text.width} fields, found {len(row.fields)}")
+        if len(grow.fields) != gold.width:  # a short row would have no label column (an IndexError once)
+            raise DataFormatError(labels_path, grow.line, f"expected {gold.width} fields, found {len(grow.fields)}")
         values = [row.fields[i].strip() for i in t_index]
         values += [None if i is None else grow.fields[i].strip() for i in g_index]
         yield row.line, row.index, values
@@ -85,12 +87,20 @@ def _json_rows(path: Path, columns: tuple):
                 values.append(None)
             elif key not in record or record[key] is None:
                 raise DataFormatError(path, line, f"record {position}: missing field {key!r}")
-            else:
-                values.append(str(record[key]).strip())
+            elif isinstance(record[key], str) or (key in columns[2:] and _integer(record[key])):
+                values.append(str(record[key]).strip())  # an integer label (XNLI's 0/1/2) or id: its digits
+            else:  # a list or an object must not become the text "['x']"
+                raise DataFormatError(path, line, f"record {position}: {key!r} is {kind(record[key])}, not a "
+                                                  "string")
         yield line, position, values
 
 
+def _integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _pairs(path: Path, rows, label_map, labels) -> Iterator[PairExample]:
+    ids = IdMaker(path)  # an id column that repeats a value: the later rows get "@<row index>", not one id
     for line, index, (premise, hypothesis, label, ident) in rows:
         if not label:
             raise DataFormatError(path, line, "missing label (empty label field)")
@@ -98,4 +108,4 @@ def _pairs(path: Path, rows, label_map, labels) -> Iterator[PairExample]:
             label = label_map.get(label, label)
         if labels is not None and label not in labels:
             raise DataFormatError(path, line, f"label {shown(label)} is not one of {sorted(labels)}")
-        yield PairExample(f"{path.stem}:{ident if ident else index}", premise, hypothesis, label)
+        yield PairExample(ids(ident, index), premise, hypothesis, label)

@@ -17,6 +17,7 @@ from typing import Any
 from dialectbench.data.errors import QUOTE_LIMIT, DataFormatError, shown
 from dialectbench.data.examples import QAExample
 from dialectbench.data.readers._io import PathLike, existing, read_text
+from dialectbench.data.readers._json import field as _need
 from dialectbench.data.readers._json import kind, load_json, load_records
 
 
@@ -70,14 +71,6 @@ def _list(path: Path, value: Any, name: str) -> list:
     return value
 
 
-def _need(path: Path, line: int | None, record: Any, key: str, where: str) -> Any:
-    if not isinstance(record, dict):
-        raise DataFormatError(path, line, f"{where}: expected an object, found {kind(record)}")
-    if key not in record:
-        raise DataFormatError(path, line, f"{where}: missing field {key!r}")
-    return record[key]
-
-
 def _text(path: Path, line: int | None, value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise DataFormatError(path, line, f"{what} is {kind(value)}, not a string")
@@ -129,6 +122,6 @@ def _check(path: Path, line: int | None, qid: str, context: str, texts: tuple[st
 def _line_of(path: Path, qid: str) -> int | None:
     """Line of '"id": <qid>' in the file, so a SQuAD document's error can point at the question."""
     pattern = re.compile(r'"id"\s*:\s*' + re.escape(json.dumps(qid)))
-    text = read_text(path)
+    text = read_text(path, max_line=None)
     match = pattern.search(text)
     return None if match is None else text.count("\n", 0, match.start()) + 1
