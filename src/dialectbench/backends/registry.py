@@ -131,7 +131,8 @@ _PACKAGED: tuple[BackendEntry, ...] = (
                  tasks=_ICL_TASKS, needs=("openai",), module="dialectbench.backends.llm", icl=True,
                  description="an OpenAI-compatible chat server: in-context learning (setting icl)"),
     BackendEntry("hf-causal", "dialectbench.backends.hf_causal:factory", argument="model id",
-                 options=(*_ICL_OPTIONS, "batch_size", "device", "dtype", "trust_remote_code", "revision"),
+                 options=(*_ICL_OPTIONS, "batch_size", "device", "dtype", "trust_remote_code", "revision",
+                          "prefix_cache"),
                  tasks=_ICL_TASKS, needs=("transformers",), module="dialectbench.backends.hf_causal", icl=True,
                  description="a causal LM (hub id, folder or .gguf file) in-process: in-context learning "
                              "(setting icl)"),
