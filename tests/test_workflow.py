@@ -379,15 +379,15 @@ def test_real_metric_signatures_parse():
     from importlib import metadata
 
     from dialectbench.metrics.generation import bleu
-    from dialectbench.runner.results_file import parse_signature
+    from dialectbench.metrics.signature import Signature
 
     res = bleu(["the cat sat"], ["the cat sat"])
-    parsed = parse_signature(res.signature, res.metric)
-    assert parsed["library"] == "sacrebleu" and parsed["options"]["tok"] == "13a"
-    assert parsed["version"] == metadata.version("sacrebleu")
-    assert parse_signature("a:1|a:2|b", "m")["options"] == {"a": ["1", "2"]}
-    assert parse_signature("", "m") == {"name": "m", "library": None, "version": None, "options": {},
-                                        "components": []}
+    sig = res.signature_object  # issue 39 item 4: the object replaces parse_signature
+    assert sig.metric == "bleu" and sig.library == "sacrebleu" and sig.options["tok"] == "13a"
+    assert sig.version == metadata.version("sacrebleu") and str(sig) == res.signature
+    assert Signature.from_string("a:1|a:2|b", "m").options == {"a": ["1", "2"]}
+    assert Signature.from_string("", "m").as_dict() == {"name": "m", "library": None, "version": None,
+                                                        "options": {}, "components": []}
 
 
 def test_stored_scores_and_job_keys_are_unchanged_by_the_results_file(small_run, tmp_path):

@@ -14,6 +14,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from dialectbench.backends.base import FittedModel
 from dialectbench.data.overlap import Overlap, normalise, overlap, text_set
 
 DEFAULT_FOLDS = 5
@@ -35,7 +36,7 @@ def passage_folds(examples: Sequence[Any], k: int = DEFAULT_FOLDS, seed: int = 0
     return {p: i % k for i, p in enumerate(keys)}
 
 
-class CrossFitted:
+class CrossFitted(FittedModel):
     """K models fitted by `fit` on passage-disjoint folds of `train`; `predict` answers each example with
     the model that never saw its passage. `signature` says so wherever the scores are stored."""
 

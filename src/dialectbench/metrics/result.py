@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dialectbench.metrics.signature import Signature
+
 # metrics where less is better; every other metric (accuracy, F1, UAS, BLEU, chrF...) is higher-is-better
 LOWER_IS_BETTER = frozenset({"wer", "cer"})
 
@@ -27,6 +29,11 @@ class MetricResult:
     per_example: list[float] | None = None
     signature: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def signature_object(self) -> Signature:
+        """The signature as an object (metric, library, version, options); `str()` of it is `signature`."""
+        return Signature.from_string(self.signature, self.metric)
 
     @property
     def higher_is_better(self) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from dialectbench.backends.base import BackendUnavailableError
+from dialectbench.backends.base import BackendUnavailableError, declared, model_capability
 from dialectbench.data.overlap import demo_key, overlap, text_set
 from dialectbench.runner import flags as jobflags
 from dialectbench.runner import icl_scores, progress
@@ -149,7 +149,7 @@ def _icl_extra(job: Job, model: Any, golds: list[Any], predictions: list[Any], s
 
     extra = icl_scores.ranking_accuracies(rankings, golds)
     extra.update(icl_scores.bootstrap_stderr(scored["score"], scored["values"], len(golds), rescore, seed))
-    note = getattr(model, "prompt_note", "")
+    note = model_capability(model, "prompt_note")
     return {**extra, "prompt_format": note} if note else extra
 
 
@@ -160,24 +160,26 @@ def _evaluate(job: Job, model: Any, golds: list[Any], pool: tuple | None, demos:
         return _pooled_scores(job.task, pool, golds, job.variety)
     predictions = _predict(model, golds, job.variety)
     # --log-samples: the exact prompts and raw answers, taken before MT's pseudo-references predict again
-    samples = list(getattr(model, "last_samples", ())) if getattr(model, "log_samples", False) else []
+    samples = list(model_capability(model, "last_samples")) if model_capability(model, "log_samples") else []
     samples = samples if len(samples) == len(predictions) else []  # one per example, or none
-    rankings = dict(getattr(model, "last_rankings", None) or {})
+    rankings = dict(model_capability(model, "last_rankings") or {})
     pseudo = any(getattr(g, "pseudo_reference", False) for g in golds)
     golds = _with_pseudo_references(job, model, golds)
     samples = [{**sample, "gold": icl_scores.gold_of(g)} for sample, g in zip(samples, golds)]
     scored = _score(job.task, golds, predictions)
-    if str(getattr(model, "signature", "")).startswith("icl|"):
+    signature = model_capability(model, "signature")
+    if str(signature).startswith("icl|"):
         scored["extra"].update(_icl_extra(job, model, golds, predictions, scored, rankings, seed))
     if kind_of(job.task).pseudo_references:  # two BLEUs compare only against the same kind of reference
         scored["signature"] = f"ref:{'pseudo' if pseudo else 'human'}|{scored['signature']}"
-    if hasattr(model, "max_invalid"):  # a model that can leave examples unanswered: store the count, even 0
+    if model_capability(model, "max_invalid") is not None:  # a model that can leave examples unanswered: the count, even 0
         scored["extra"].update(invalid_answers.invalid_extra(predictions))
-    head = "|".join(filter(None, [getattr(model, "signature", ""), demos]))
+    head = "|".join(filter(None, [signature, demos]))
     if head:  # how the model answered (icl scoring mode, k, demonstration source) heads the signature
         scored["signature"] = f"{head}|{scored['signature']}"
-    if hasattr(model, "cross_fit_extra"):  # a cross-fitted model: its folds, the passages it had seen (0)
-        scored["extra"]["cross_fit"] = model.cross_fit_extra(golds)
+    cross_fit_extra = model_capability(model, "cross_fit_extra")
+    if cross_fit_extra is not None:  # a cross-fitted model: its folds, the passages it had seen (0)
+        scored["extra"]["cross_fit"] = cross_fit_extra(golds)
     return {**scored, "golds": golds, "predictions": predictions, "samples": samples}
 
 
@@ -283,7 +285,8 @@ def run_group(group: Group, jobs: Sequence[Job], source: Any, backend: Any, *, s
             return
     scored: dict[Any, dict[str, Any]] = {}  # a variety evaluated under two settings is predicted once
     # what the model learned from: the leak check of every job (icl: only the demonstrations it is shown)
-    icl_demos = list(getattr(model, "demos", train)) if group.training.mode == "icl" else None
+    demos = model_capability(model, "demos")
+    icl_demos = list(train if demos is None else demos) if group.training.mode == "icl" else None
     seen = text_set(icl_demos if icl_demos is not None else [*train, *(dev or [])])
     train_labels = jobflags.label_counts(train)
     train_tags = jobflags.tag_counts(train, group.task)
@@ -424,7 +427,7 @@ class _Narrowed:
 
 def _fallbacks(model: Any) -> int:
     """A fitted model's running count of default predictions (backends/base.py), 0 if it keeps none."""
-    value = getattr(model, "fallbacks", 0)
+    value = model_capability(model, "fallbacks")
     return value if isinstance(value, int) else 0
 
 
@@ -480,7 +483,7 @@ def _evaluate_job(job: Job, group: Group, model: Any, golds: list[Any], pool: tu
     if flags:
         extra[jobflags.FLAGS_KEY] = flags
     # a baseline that is not a trained model (MT copies its input) is stored under what it is: "copy"
-    return _record(job, group, "done", seed=seed, config=config, model=getattr(model, "reports_as", None),
+    return _record(job, group, "done", seed=seed, config=config, model=model_capability(model, "reports_as"),
                    metric=scored["metric"], score=scored["score"],
                    n=len(golds), signature=scored["signature"], extra=extra,
                    example_ids=_example_ids(golds),
@@ -495,7 +498,7 @@ def _example_ids(golds: Sequence[Any]) -> list[str]:
 
 def _too_many_invalid(model: Any, predictions: Sequence[Any]) -> str:
     """The failure message when the share of invalid answers exceeds the model's `max_invalid`, else ""."""
-    limit = getattr(model, "max_invalid", None)
+    limit = model_capability(model, "max_invalid")
     count = len(invalid_answers.invalid_positions(predictions))
     if limit is None or not predictions or count <= limit * len(predictions):
         return ""
@@ -554,7 +557,7 @@ def limit_threads(n: int) -> None:
 
 def uses_gpu(backend: Any) -> bool:
     """Whether the backend computes on a GPU (the hf backend's `device`)."""
-    return str(getattr(backend, "device", "cpu")).startswith(("cuda", "mps"))
+    return str(declared(backend).device).startswith(("cuda", "mps"))
 
 
 _PROGRESS_QUEUE: Any = None  # in a local worker: the driver's progress queue (set by `init_worker`)
@@ -668,7 +671,7 @@ class ProcessExecutor:
             return
         if isinstance(backend, str) and backend.strip().partition(":")[0] != "baseline":
             return  # an hf model may run on a GPU, in the driver: whether a pool is used is known once built
-        if not isinstance(backend, str) and (uses_gpu(backend) or getattr(backend, "supports_icl", False)):
+        if not isinstance(backend, str) and (uses_gpu(backend) or declared(backend).supports_icl):
             return
         import multiprocessing
         from multiprocessing import forkserver
@@ -687,7 +690,7 @@ class ProcessExecutor:
         # a GPU backend stays in one process: local workers would each load a model onto the same GPU
         # with no resource accounting (packing fine-tunes on a GPU is the Ray executor's --gpus-per-job);
         # so does an icl backend: one model or server connection pool (--concurrency) and one request cache
-        if self.workers == 1 or len(groups) < 2 or uses_gpu(backend) or getattr(backend, "supports_icl", False):
+        if self.workers == 1 or len(groups) < 2 or uses_gpu(backend) or declared(backend).supports_icl:
             InProcessExecutor().execute(groups, source=source, backend=backend, seed=seed, config=config,
                                         pending=pending, sink=sink, events=events)
             return

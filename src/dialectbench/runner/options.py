@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dialectbench.backends.base import Declared, model_capability
+
 # --gen-kwargs and --model-args: the keys each takes (lm-evaluation-harness's names as aliases)
 GEN_KWARGS: dict[str, type] = {"max_tokens": int, "temperature": float, "stop": list}
 GEN_ALIASES = {"max_gen_toks": "max_tokens", "max_new_tokens": "max_tokens", "until": "stop"}
@@ -85,15 +87,19 @@ class RunOptions:
 
         if is_hf_model(model):
             return self._hf_options()
-        causal = _kind(model) == "hf-causal"  # in-process inference: a batch size and a device, no training
+        # any other family (hf-causal, llm, a plugin) gets --device and --batch-size when its registry entry
+        # declares them (hf-causal: in-process inference, a batch size and a device, no training)
+        from dialectbench.backends.registry import entry
+
+        found = entry(model)
+        takes = [n for n in ("device", "batch_size") if found is not None and n in (found.options or ())]
         asked = [f"--{n.replace('_', '-')}" for n in ("device", "batch_size", "epochs", "max_train_minutes")
-                 if getattr(self, n) is not None and not (causal and n in ("device", "batch_size"))]
-        if causal and not asked:
-            return {k: v for k, v in (("device", self.device), ("batch_size", self.batch_size)) if v is not None}
+                 if getattr(self, n) is not None and n not in takes]
         if asked:
+            flags = ", ".join(f"--{n.replace('_', '-')}" for n in takes)
             raise OptionError(f"{', '.join(asked)} apply to the baseline and hf backends"
-                              f"{' (hf-causal: --device, --batch-size)' if causal else ''}, not to {model!r}")
-        return {}
+                              f"{f' ({found.prefix}: {flags})' if takes else ''}, not to {model!r}")
+        return {n: getattr(self, n) for n in takes if getattr(self, n) is not None}
 
     def _hf_options(self) -> dict[str, Any]:
         overrides: dict[str, Any] = {}
@@ -228,20 +234,16 @@ def stratified_sample(examples: list[Any], n: int, rng: random.Random) -> list[A
     return [examples[i] for i in sorted(chosen)]
 
 
-class MarkedBackend:
+class MarkedBackend(Declared):
     """The backend, with what its models report as (MT's "copy") carrying the run's marks too."""
 
     def __init__(self, backend: Any, marks: str) -> None:
-        self._backend, self.marks = backend, marks
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "_backend":
-            raise AttributeError(name)
-        return getattr(self._backend, name)
+        super().__init__(backend)
+        self.marks = marks
 
     def fit(self, *args: Any, **kwargs: Any) -> Any:
         model = self._backend.fit(*args, **kwargs)
-        reports_as = getattr(model, "reports_as", None)
+        reports_as = model_capability(model, "reports_as")
         if reports_as:
             try:
                 model.reports_as = f"{reports_as} ({self.marks})"

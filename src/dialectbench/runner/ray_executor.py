@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dialectbench.backends.base import declared
 from dialectbench.runner import progress
 from dialectbench.runner.lifeline import die_with_parent
 from dialectbench.runner.local_executor import (
@@ -162,7 +163,7 @@ def _progress_queue(events: Events) -> Any:
 def default_gpus(backend: Any, cluster_gpus: float) -> float:
     """A whole GPU for a transformer fine-tune when the cluster has GPUs; none for the CPU baselines.
     Pass a fraction (`--gpus-per-job 0.25`) to pack small fine-tunes four to a GPU."""
-    if cluster_gpus <= 0 or getattr(backend, "name", "") == "baseline":
+    if cluster_gpus <= 0 or declared(backend).name == "baseline":
         return 0.0
     return 1.0
 

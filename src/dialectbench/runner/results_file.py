@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from dialectbench.metrics.result import MetricResult
+from dialectbench.metrics.signature import Signature
 from dialectbench.runner.store import Store
 
 # 2: results, higher_is_better, versions, command_line, environment, format_version, signature_parsed
@@ -42,8 +43,6 @@ from dialectbench.runner.store import Store
 FORMAT_VERSION = 3
 RESULTS_VERSION = FORMAT_VERSION  # the key of format 1, kept: the same number
 REDACTED = "<redacted>"
-# libraries a signature may name, with the distribution name `library_versions` records them under
-_LIBRARIES = {"sacrebleu": "sacrebleu", "sklearn": "scikit-learn", "seqeval": "seqeval", "jiwer": "jiwer"}
 
 
 def all_metrics(metric: str, score: float | None, extra: dict[str, Any] | None) -> dict[str, float]:
@@ -72,39 +71,6 @@ def wide_rows(db: Store, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any
         names += [n for n in found if n not in names]
         out.append({**row, **{f"metric:{k}": v for k, v in found.items()}})
     return out, [f"metric:{n}" for n in sorted(names)]
-
-
-def parse_signature(signature: str | None, metric: str = "", *, library_versions: Mapping[str, str] | None = None,
-                    package_version: str | None = None) -> dict[str, Any]:
-    """A signature string as sacrebleu's structured signature: `name` (the stored metric), `library` (that
-    computed it: sacrebleu, sklearn, seqeval, jiwer, else dialectbench's own code), its `version` (the
-    signature's own `version:` for sacrebleu, else the run's recorded library or package version),
-    `options` (every `key:value` part: the model's answering mode, the reference kind, the metric's
-    options; a key given twice keeps both values, in a list) and `components` (the bare parts, in order).
-    The string itself stays the score's `signature`, unchanged."""
-    options: dict[str, Any] = {}
-    components: list[str] = []
-    for part in filter(None, (signature or "").split("|")):
-        key, sep, value = part.partition(":")
-        if not sep:
-            components.append(part)
-        elif key in options:
-            options[key] = [*(options[key] if isinstance(options[key], list) else [options[key]]), value]
-        else:
-            options[key] = value
-    versions = library_versions or {}
-    if "nrefs" in options and isinstance(options.get("version"), str):
-        library, version = "sacrebleu", options.pop("version")
-    else:
-        library = next((lib for lib in _LIBRARIES if lib in components or lib in options), None)
-        if library is not None:
-            version = versions.get(_LIBRARIES[library])
-        elif signature:
-            library, version = "dialectbench", package_version
-        else:
-            version = None
-    return {"name": metric, "library": library, "version": version, "options": options,
-            "components": components}
 
 
 def _secret_name(name: str) -> bool:
@@ -359,11 +325,12 @@ def _parse_signatures(db: Store, jobs: list[dict[str, Any]], libs: Mapping[str, 
     for job in jobs:
         if "signature" not in job:
             continue
-        job["signature_parsed"] = parse_signature(job["signature"], job.get("metric", ""),
-                                                  library_versions=libs, package_version=package)
+        job["signature_parsed"] = Signature.from_string(job["signature"], job.get("metric", ""),
+                                                        library_versions=libs, package_version=package).as_dict()
         extra = json.loads(extras.get(job["job_key"]) or "{}")
-        other = {k.removesuffix("_signature"): parse_signature(v, k.removesuffix("_signature"), library_versions=libs,
-                                                               package_version=package)
+        other = {k.removesuffix("_signature"): Signature.from_string(v, k.removesuffix("_signature"),
+                                                                     library_versions=libs,
+                                                                     package_version=package).as_dict()
                  for k, v in extra.items() if k.endswith("_signature") and isinstance(v, str)}
         if other:
             job["extra_signatures_parsed"] = other

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dialectbench import __version__
-from dialectbench.backends.base import BackendUnavailableError
+from dialectbench.backends.base import Backend, BackendUnavailableError, declared
 from dialectbench.data.user_catalogue import with_user_data
 from dialectbench.runner import progress
 from dialectbench.runner.local_executor import InProcessExecutor
@@ -126,16 +126,21 @@ def _with_synthetic(source: Any, profiles: Sequence[str], seed: int) -> Any:
 
 
 def _takes_option(model: str, option: str) -> bool:
-    """Whether the backend `model` names takes `option`: the in-context backends log their own prompts
-    and answers (log_samples); the others are wrapped to log inputs and predictions."""
-    return model.strip().partition(":")[0] in ("llm", "hf-causal")
+    """Whether the backend `model` names declares `option` in its registry entry: the in-context backends
+    log their own prompts and answers (log_samples); the others are wrapped to log inputs and predictions."""
+    from dialectbench.backends.registry import entry
+
+    found = entry(model)
+    return found is not None and option in (found.options or ())
 
 
 def _get_backend(model: str, options: dict[str, Any] | None = None) -> Any:
-    from dialectbench.backends import get_backend
+    from dialectbench.backends import BackendOptionError, get_backend
 
     try:
         return get_backend(model, **(options or {}))
+    except BackendOptionError as err:  # an option the backend does not declare: named, with near matches
+        raise RunError(str(err)) from None
     except TypeError as err:  # an option (--concurrency, --max-invalid...) this backend does not take
         raise RunError(f"model {model!r} does not take the option(s) {', '.join(sorted(options or {}))}: "
                        f"{err}") from None
@@ -145,11 +150,8 @@ def _get_backend(model: str, options: dict[str, Any] | None = None) -> Any:
 
 def _preflight(backend: Any) -> None:
     """A model that cannot be loaded fails the run here, once, before any job."""
-    check = getattr(backend, "preflight", None)
-    if check is None:
-        return
     try:
-        check()
+        backend.preflight()
     except (OSError, ValueError, LookupError) as err:
         raise RunError(str(err).splitlines()[0] if str(err) else type(err).__name__) from None
 
@@ -174,6 +176,7 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
     """
     events = events or QuietEvents()
     options = options or RunOptions()
+    backend = None if backend is None else declared(backend)  # a duck-typed backend: its capabilities read once
     source = source if source is not None else _open_source(data_dir)
     source = with_user_data(source)  # the datasets of --catalogue / $DIALECTBENCH_CATALOGUE files
     if synthetic:
@@ -208,10 +211,9 @@ def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, 
         if wrap:
             given = {k: v for k, v in given.items() if k != "log_samples"}
         backend = _get_backend(model, given) if given else _get_backend(model)
-        if wrap:
-            backend = SampleLoggingBackend(backend)
+        backend = declared(SampleLoggingBackend(backend) if wrap else backend)
         _preflight(backend)
-    model_name = getattr(backend, "name", model)
+    model_name = backend.name or model
     if options.marks():  # a smoke test's or a shortened run's scores must never pass for (or shadow) a plain run's
         model_name = f"{model_name} ({options.marks()})"
         backend = MarkedBackend(backend, options.marks())
@@ -232,18 +234,17 @@ def _plan_into(db: Store, *, tasks, varieties, clusters, model_name, settings, d
                source, backend, catalog, executor, events, options, synthetic, fewshot) -> RunResult:
     # the LLM backends keep their request cache in the store: attached before `config`, which may need the
     # served model id (asked of the server once, then found in the cache: --rescore asks nothing)
-    if hasattr(backend, "attach_store"):
-        backend.attach_store(db.path)
+    backend.attach_store(db.path)
     try:
-        backend_config = dict(getattr(backend, "config", {}) or {})
+        backend_config = dict(backend.config or {})
     except BackendUnavailableError as err:
         raise RunError(str(err)) from None
     job_config = {"model": model_name, "backend": backend_config, "seed": seed, **options.key_config()}
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
-                      settings=settings, supports_icl=bool(getattr(backend, "supports_icl", False)),
+                      settings=settings, supports_icl=bool(backend.supports_icl),
                       config=job_config, catalog=catalog, fewshot=fewshot,
-                      training_free=tuple(getattr(backend, "training_free_tasks", ())),
-                      cross_fit=tuple(getattr(backend, "cross_fit_tasks", ())))
+                      training_free=tuple(backend.training_free_tasks),
+                      cross_fit=tuple(backend.cross_fit_tasks))
     _weigh_fits(plan, backend, options.limit)
     with warnings_once():  # sacrebleu's detokenize notice once per run, not once per MT job
         return _execute(db, plan, source, backend, executor or InProcessExecutor(), events, job_config,
@@ -255,22 +256,22 @@ def _plan_into(db: Store, *, tasks, varieties, clusters, model_name, settings, d
                         seed=seed, rerun=rerun)
 
 
-def _weigh_fits(plan: Plan, backend: Any, limit: int | None = None) -> None:
+def _weigh_fits(plan: Plan, backend: Backend | None, limit: int | None = None) -> None:
     """The backend's cost estimate of each fit whose training size is known (`fit_weight(task, bytes,
-    dev=...)`, optional): the longest fits are scheduled first and the ETA weighs them by it. Under
+    dev=...)`; None: by its size): the longest fits are scheduled first and the ETA weighs them by it. Under
     `--limit N` a test split weighs what N of its examples do, not its full size."""
     if limit is not None:
         for group in plan.groups:
             for (variety, split), size in group.sizes.items():
                 if split == "test":
                     group.sizes[variety, split] = min(size, limit * progress.example_bytes(group.task))
-    weigh = getattr(backend, "fit_weight", None)
-    if not callable(weigh):
+    if backend is None:
         return
+    backend = declared(backend)
     for group in plan.groups:
         members = group.training.members
         if group.training.mode == "finetune" and members and all((v, "train") in group.sizes for v in members):
-            group.fit_weight = weigh(group.task, sum(group.sizes[v, "train"] for v in members),
+            group.fit_weight = backend.fit_weight(group.task, sum(group.sizes[v, "train"] for v in members),
                                      dev=any((v, "dev") in group.sizes for v in members))
 
 

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dialectbench.backends.base import TrainingDataError
+from dialectbench.backends.base import FittedModel, TrainingDataError
 
 
-class BaselineModel:
+class BaselineModel(FittedModel):
     """A fitted baseline model. Picklable; `save`/`load` wrap pickle for the runner's cache."""
 
     task: str = ""

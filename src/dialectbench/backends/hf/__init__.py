@@ -4,6 +4,8 @@
 the per-task heads, config.py for the per-task defaults, batching.py for fast inference.
 """
 
+from typing import Any
+
 from dialectbench.backends.hf.backend import HFBackend, HFFittedModel, accepts_variety
 from dialectbench.backends.hf.batching import Predictor, collate
 from dialectbench.backends.hf.config import TASK_DEFAULTS, TaskConfig, task_config
@@ -11,24 +13,19 @@ from dialectbench.backends.hf.heads import HEADS, nllb_code
 from dialectbench.backends.hf.loading import PRESETS, HFModelError, ModelSpec, is_hf_model, resolve
 
 
-def _register() -> None:
-    """`get_backend("hf:<id-or-path>")` and `get_backend("<preset>")` build an HFBackend."""
-    from dialectbench.backends import UnknownBackendError, register_backend
-
-    def preset(name: str):
-        def factory(arg: str, **options):
-            if arg:
-                raise UnknownBackendError(f"preset {name!r} takes no argument (got '{name}:{arg}')")
-            return HFBackend(name, **options)
-        return factory
-
-    register_backend("hf", lambda arg, **options: HFBackend(f"hf:{arg}", **options))
-    for name in PRESETS:
-        register_backend(name, preset(name))
+def hf_factory(arg: str, **options: Any) -> HFBackend:
+    """The registry's factory of `hf:<id-or-path>`."""
+    return HFBackend(f"hf:{arg}", **options)
 
 
-_register()
+def preset_factory(name: str, arg: str, **options: Any) -> HFBackend:
+    """The registry's factory of a preset (`mbert`, `xlmr`, `nllb-600m`, `nllb-1.3b`), which takes no argument."""
+    if arg:  # the registry rejects an argument first; kept for a direct call
+        raise ValueError(f"preset {name!r} takes no argument (got '{name}:{arg}')")
+    return HFBackend(name, **options)
+
+
 
 __all__ = ["HEADS", "PRESETS", "TASK_DEFAULTS", "HFBackend", "HFFittedModel", "HFModelError", "ModelSpec",
-           "Predictor", "TaskConfig", "accepts_variety", "collate", "is_hf_model", "nllb_code", "resolve",
-           "task_config"]
+           "Predictor", "TaskConfig", "accepts_variety", "collate", "hf_factory", "is_hf_model", "nllb_code",
+           "preset_factory", "resolve", "task_config"]

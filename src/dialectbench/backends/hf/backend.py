@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from dialectbench.backends.base import TrainingDataError, UnsupportedTaskError
+from dialectbench.backends.base import Backend, FittedModel, TrainingDataError, UnsupportedTaskError
 from dialectbench.backends.hf.batching import Predictor, default_precision
 from dialectbench.backends.hf.config import TASK_DEFAULTS, TaskConfig, task_config
 from dialectbench.backends.hf.heads import HEADS, Head, Translation
@@ -27,7 +27,7 @@ from dialectbench.backends.hf.train import TrainLog, fine_tune, seed_everything
 from dialectbench.tasks import MT_TASKS
 
 
-class HFBackend:
+class HFBackend(Backend):
     """Fine-tunes (or, for MT, only loads) a checkpoint per training set.
 
     `device`: "cuda", "cpu" or None (cuda when available). `precision`: "bf16", "fp16", "fp32" or None
@@ -101,7 +101,7 @@ def _checked(task: str, head: Head, examples: Sequence[Any], what: str) -> list[
     return examples
 
 
-class HFFittedModel:
+class HFFittedModel(FittedModel):
     """A fine-tuned (or pretrained, for MT) model with its head; `predict` returns base.py's types."""
 
     reports_as: str | None = None

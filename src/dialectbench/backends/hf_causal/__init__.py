@@ -11,14 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from dialectbench.backends import register_backend
 from dialectbench.backends.hf_causal.engine import HFCausalBackend, HFCausalEngine, resolve_source
 
 
-def _factory(arg: str, **options: Any) -> HFCausalBackend:
+def factory(arg: str, **options: Any) -> HFCausalBackend:
     return HFCausalBackend(arg, **options)
 
 
-register_backend("hf-causal", _factory)
-
-__all__ = ["HFCausalBackend", "HFCausalEngine", "resolve_source"]
+__all__ = ["HFCausalBackend", "HFCausalEngine", "factory", "resolve_source"]

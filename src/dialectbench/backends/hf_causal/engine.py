@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dialectbench.backends.base import Backend
 from dialectbench.backends.llm.backend import (
     DEFAULT_JOB_BUDGET_S,
     DEFAULT_MAX_INVALID,
@@ -335,7 +336,7 @@ class HFCausalEngine:
         return out
 
 
-class HFCausalBackend:
+class HFCausalBackend(Backend):
     """`get_backend("hf-causal:<source>", mode=..., k_shots=..., batch_size=..., device=..., dtype=...,
     revision=..., chat_template=..., system_prompt=..., temperature=..., stop=..., prefix_cache=...)`.
 

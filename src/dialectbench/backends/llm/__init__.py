@@ -14,16 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from dialectbench.backends import register_backend
 from dialectbench.backends.llm.backend import LLMBackend, LLMModel, interpret, pick_demos
 from dialectbench.backends.llm.client import ChatClient, LLMConnectionError, LLMError, redact
 
 
-def _factory(arg: str, **options: Any) -> LLMBackend:
+def factory(arg: str, **options: Any) -> LLMBackend:
     return LLMBackend(arg, **options)
 
 
-register_backend("llm", _factory)
-
-__all__ = ["ChatClient", "LLMBackend", "LLMConnectionError", "LLMError", "LLMModel", "interpret", "pick_demos",
-           "redact"]
+__all__ = ["ChatClient", "LLMBackend", "LLMConnectionError", "LLMError", "LLMModel", "factory", "interpret",
+           "pick_demos", "redact"]

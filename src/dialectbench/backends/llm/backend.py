@@ -36,7 +36,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dialectbench.backends.base import (
+    Backend,
     BackendUnavailableError,
+    FittedModel,
     InvalidAnswer,
     TrainingDataError,
     UnsupportedTaskError,
@@ -298,7 +300,7 @@ class ServerEngine:
             return {"supports": False, "problem": ""}
 
 
-class LLMModel:
+class LLMModel(FittedModel):
     """A prompt (instruction + demonstrations) bound to an engine; see the module doc for the modes."""
 
     def __init__(self, task: str, demos: list[Any], labels: list[str], engine: Any, *, mode: str,
@@ -435,7 +437,7 @@ def _valid_logprob(value: Any) -> bool:
             and value <= LOGPROB_TOLERANCE)
 
 
-class LLMBackend:
+class LLMBackend(Backend):
     """`get_backend("llm:<base url>", model=..., k_shots=..., mode=..., concurrency=..., max_invalid=...,
     chat_template=..., system_prompt=..., temperature=..., stop=...)`."""
 
