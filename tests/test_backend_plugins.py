@@ -67,7 +67,7 @@ def test_the_example_plugin_is_listed_and_a_broken_one_is_one_line(plugin_site):
     rows = {r["model"]: r for r in json.loads(out.stdout)}
     assert rows["keywords"]["source"] == "dialectbench-keywords" and rows["keywords"]["tasks"] == ["did", "sa", "tc"]
     assert rows["keywords"]["options"] == ["top"] and rows["keywords"]["installed"] == "yes"
-    assert {"baseline", "mbert", "hf:<model id>", "hf-causal:<model id>", "llm:<url>"} <= set(rows)
+    assert {"baseline", "mbert", "hf:<id>", "hf-causal:<id>", "llm:<url>"} <= set(rows)
     broken = [line for line in out.stderr.splitlines() if "broken" in line]
     assert len(broken) == 1 and "no_such_module_anywhere" in broken[0] and "Traceback" not in out.stderr
 

@@ -17,7 +17,8 @@ def _rows() -> list[dict[str, Any]]:
         stderr.print(f"warning: {line}", highlight=False, markup=False)
     rows = []
     for entry in entries():
-        rows.append({"model": entry.prefix if entry.argument == "none" else f"{entry.prefix}:<{entry.argument}>",
+        arg = entry.argument.replace("model id", "id").replace(" ", "-")  # one word: an id column never folds
+        rows.append({"model": entry.prefix if entry.argument == "none" else f"{entry.prefix}:<{arg}>",
                      "source": entry.source, "tasks": list(entry.tasks), "note": entry.description,
                      "options": "any" if entry.options is None else list(entry.options),
                      "installed": entry.unavailable() or "yes"})
@@ -26,7 +27,14 @@ def _rows() -> list[dict[str, Any]]:
 
 def models_cmd(fmt: Format = FORMAT_OPTION) -> None:
     """List the backends and model presets (for `run --model`), plugins included, with the tasks each supports."""
-    emit(_rows(), fmt, title="models (run --model NAME)", whole=["model", "source"])
+    rows = _rows()
+    if fmt != Format.table:
+        emit(rows, fmt)
+        return
+    # the options lists are long: a table at 80 columns keeps the ids whole and names where to find them
+    emit(rows, fmt, title="models (run --model NAME)", whole=["model", "source"],
+         columns=["model", "source", "tasks", "note", "installed"])
+    stderr.print("each backend's options: dialectbench models --format json", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
