@@ -110,17 +110,17 @@ def write_card(out: Path, summary: list[dict[str, Any]], source: DataSource) -> 
     front.append("---")
     body = [
         "", "# DialectBench (exported by `dialectbench export hf`)", "",
-        f"Read from {source}. Each folder is one task's `datasets.DatasetDict` "
-        "(`datasets.load_from_disk(\"<folder>/<task>\")`), its splits holding every exported variety's "
-        "examples as the dialectbench readers give them.", "",
+        (f"Read from {source}. Each folder is one task's `datasets.DatasetDict` "
+         "(`datasets.load_from_disk(\"<folder>/<task>\")`), its splits holding every exported variety's "
+         "examples as the dialectbench readers give them."), "",
         "## Varieties", "",
-        "`variety` is the variety's name as DialectBench names it: the Glottolog languoid name, lower-case, "
-        "with a parenthesised qualifier where Glottolog has no separate languoid: `a:` an area "
-        "(`english (a:scotland)`), `r:` a register, `m:` a medium or written standard, `o:` an orthography, "
-        "`i:` an identifier of a dataset's own variety. `cluster` is its DialectBench language cluster. "
-        "`lm_eval_task` is the lm-evaluation-harness task name of the (task, variety): "
-        "`dialectbench_<task>_<variety slug>`, the slug being the name lower-cased, accents dropped and each run "
-        "of other characters one `_`.", "",
+        ("`variety` is the variety's name as DialectBench names it: the Glottolog languoid name, lower-case, "
+         "with a parenthesised qualifier where Glottolog has no separate languoid: `a:` an area "
+         "(`english (a:scotland)`), `r:` a register, `m:` a mode (written, spoken), `o:` an orthography, "
+         "`i:` an identifier of a dataset's own variety. `cluster` is its DialectBench language cluster. "
+         "`lm_eval_task` is the lm-evaluation-harness task name of the (task, variety): "
+         "`dialectbench_<task>_<variety slug>`, the slug being the name lower-cased, accents dropped and each run "
+         "of other characters one `_`."), "",
         "## Licences", "",
         "Each dataset keeps its own licence: use of the data is bound by it (listed per variety below).", "",
     ]
