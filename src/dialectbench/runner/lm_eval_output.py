@@ -324,7 +324,11 @@ def write_lm_eval_output(store: Path, output_path: Path, run_id: str, keys: Sequ
     with Store(store, readonly=True) as db:
         documents = lm_eval_documents(db, run_id, keys, results_file=results_file)
     written = []
+    used: set[str] = set()
     for doc, samples in documents.values():
+        if doc["model_name_sanitized"] in used:  # two stored names of one model id: never one file for both
+            doc["model_name_sanitized"] = sanitize_model_name(doc["dialectbench"]["stored_model"])
+        used.add(doc["model_name_sanitized"])
         folder = Path(output_path) / doc["model_name_sanitized"]
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"results_{stamp}.json"
