@@ -154,3 +154,14 @@ def test_tasks_list_prints_the_lm_eval_names():
     groups = [r for r in rows if r["type"] == "group"]
     assert len(groups) == len(TASKS)
     assert sum(r["type"] == "task" for r in rows) == sum(g["subtasks"] for g in groups)
+
+
+def test_a_model_with_an_id_is_named_by_it_as_lm_eval_names_pretrained():
+    from dialectbench.runner.lm_eval_output import _model_args, _model_id
+
+    backend = {"source": "hf-causal:HuggingFaceTB/SmolLM2-135M", "dtype": "auto", "k": {"sa": 4}}
+    name = _model_id(backend, "hf-causal:HuggingFaceTB/SmolLM2-135M (limit 8)")
+    assert name == "HuggingFaceTB/SmolLM2-135M" and sanitize_model_name(name) == "HuggingFaceTB__SmolLM2-135M"
+    assert _model_args(backend, name, "x") == "pretrained=HuggingFaceTB/SmolLM2-135M,dtype=auto"
+    assert _model_id({"served_model": "m", "source": "llm:http://h/v1"}, "llm:http://h/v1") == "m"
+    assert _model_id({"crf": {}}, "baseline") == "baseline" and _model_args({}, "baseline", "baseline") is None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,8 @@ def write_card(out: Path, summary: list[dict[str, Any]], source: DataSource) -> 
     """`out/README.md`: a Hugging Face dataset card with YAML front matter."""
     licences = sorted({r["licence"] for r in summary})
     tasks = list(dict.fromkeys(r["task"] for r in summary))
-    front = ["---", "license: other" if len(licences) != 1 else f"license: {licences[0].lower()}",
+    spdx = len(licences) == 1 and re.fullmatch(r"[A-Za-z0-9.+-]+", licences[0])  # the card's field takes an id
+    front = ["---", f"license: {licences[0].lower()}" if spdx else "license: other",
              "pretty_name: DialectBench export", "configs:"]
     for task in tasks:
         splits = list(dict.fromkeys(r["split"] for r in summary if r["task"] == task))

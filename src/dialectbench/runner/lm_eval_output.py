@@ -153,6 +153,27 @@ def _backend_config(config: dict[str, Any]) -> dict[str, Any]:
     return inner if isinstance(inner, dict) else config
 
 
+def _model_id(backend: dict[str, Any], stored: str) -> str:
+    """The model as lm-eval names it (its `pretrained=` / `model=`): the served model id, the backend's model,
+    or its source without the backend prefix (`hf-causal:HuggingFaceTB/SmolLM2-135M` -> the hub id); else
+    our stored name (`baseline`, `copy`)."""
+    for key in ("served_model", "model"):
+        if isinstance(backend.get(key), str) and backend[key]:
+            return backend[key]
+    source = backend.get("source")
+    if isinstance(source, str) and ":" in source:
+        return source.split(":", 1)[1]
+    return stored
+
+
+def _model_args(backend: dict[str, Any], model_id: str, stored: str) -> str | None:
+    """lm-eval's `model_args` string for a model that has an id (`pretrained=ID,dtype=...,revision=...`)."""
+    if model_id == stored:
+        return None
+    parts = [f"pretrained={model_id}"] + [f"{k}={backend[k]}" for k in ("dtype", "revision") if backend.get(k)]
+    return ",".join(parts)
+
+
 def _epoch(iso: str | None) -> float | None:
     try:
         return datetime.fromisoformat(iso).timestamp() if iso else None
@@ -253,6 +274,7 @@ def lm_eval_documents(db: Store, run_id: str, keys: Sequence[str], *, results_fi
             doc["results"][name] = {"alias": name, "name": name, "sample_len": r["n"], **metrics}
             doc["group_subtasks"].setdefault(group, []).append(name)
             k = _backend_config(config).get("k")
+            k = k.get(r["task"]) if isinstance(k, dict) else k  # the paper's per-task choice
             extra = json.loads(r["extra"] or "{}")
             doc["configs"][name] = {
                 "task": name, "tag": [group], "test_split": "test", "num_fewshot": k or 0,
@@ -290,9 +312,9 @@ def lm_eval_documents(db: Store, run_id: str, keys: Sequence[str], *, results_fi
         doc["results"].update(doc["groups"])
         first = configs[0] if configs else {}
         backend = _backend_config(first)
-        model_id = backend.get("model") if isinstance(backend.get("model"), str) else model
+        model_id = _model_id(backend, model)
         doc["config"] = {
-            "model": run_config.get("model", model), "model_args": backend.get("model_args"),
+            "model": run_config.get("model", model), "model_args": _model_args(backend, model_id, model),
             "batch_size": backend.get("batch_size", first.get("batch_size")), "batch_sizes": [],
             "device": run_config.get("device"), "use_cache": run_config.get("store"), "limit": first.get("limit"),
             "bootstrap_iters": 0, "gen_kwargs": backend.get("gen_kwargs"), "random_seed": run["seed"],
