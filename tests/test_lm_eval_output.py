@@ -165,3 +165,16 @@ def test_a_model_with_an_id_is_named_by_it_as_lm_eval_names_pretrained():
     assert _model_args(backend, name, "x") == "pretrained=HuggingFaceTB/SmolLM2-135M,dtype=auto"
     assert _model_id({"served_model": "m", "source": "llm:http://h/v1"}, "llm:http://h/v1") == "m"
     assert _model_id({"crf": {}}, "baseline") == "baseline" and _model_args({}, "baseline", "baseline") is None
+
+
+def test_lm_eval_reads_the_file_names_back(sample_run):
+    utils = pytest.importorskip("lm_eval.utils")
+    _, lm = sample_run
+    files = [str(p) for p in (lm / "baseline").iterdir()]
+    doc = json.loads(_results_file(lm).read_text(encoding="utf-8"))
+    assert utils.get_results_filenames(files) == [str(_results_file(lm))]
+    samples = utils.get_sample_results_filenames(files)
+    assert {utils.get_file_task_name(Path(f).name) for f in samples} == set(doc["results"]) - set(doc["groups"])
+    assert {utils.get_file_datetime(f) for f in samples} == {  # (it strips .jsonl only: samples files)
+        _results_file(lm).name[len("results_"):-len(".json")]}
+    assert utils.sanitize_model_name("hf-causal:a/b") == sanitize_model_name("hf-causal:a/b")
