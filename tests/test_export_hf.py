@@ -77,3 +77,17 @@ def test_a_missing_datasets_says_which_extra(monkeypatch, tmp_path):
 
     with pytest.raises(MissingExtra, match=r"export hf needs the fetch extra: pip install 'dialectbench\[fetch\]'"):
         export_hf(open_source(None), tmp_path / "x", ["sa"])
+
+
+def test_never_writes_into_the_repository():
+    from pathlib import Path
+
+    import dialectbench
+
+    repo = Path(dialectbench.__file__).resolve().parents[2]
+    if not (repo / ".git").exists():
+        pytest.skip("the package does not run from a git checkout here")
+    target = repo / "export-test-never-written"
+    result = CliRunner().invoke(app, ["export", "hf", "-o", str(target), "-t", "sa"])
+    assert result.exit_code != 0 and "inside the dialectbench repository" in " ".join(result.output.split())
+    assert not target.exists()

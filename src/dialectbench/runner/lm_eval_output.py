@@ -15,7 +15,8 @@ which). Metrics are keyed as lm-eval keys them (`acc,none`, `acc_stderr,none`, `
 fractions (0-1) for acc, f1, exact_match, uas, las; BLEU and chrF as sacrebleu's 0-100. A stderr is the
 score's item-level standard error where its evidence reproduces it (analysis.intervals), else "N/A".
 
-Sample lines: doc (the test example as read), target, arguments (the logged prompt under --log-samples,
+Sample lines: doc (the test example as read again from the run's data; only its id where it cannot be,
+e.g. a synthetic variety), target, arguments (the logged prompt under --log-samples,
 else the model's input text), resps/filtered_resps (the raw answer / the stored prediction), and the
 metric as lm-eval's per-document value: for a mean of items (accuracy, span F1) the stored per-example
 value; for a corpus metric (macro F1, seqeval F1, UAS, BLEU) the `[target, prediction]` pair its
