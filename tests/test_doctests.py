@@ -14,7 +14,9 @@ import dialectbench
 
 # module -> its runnable examples (report's one example writes a report: `# doctest: +SKIP`, none run)
 EXAMPLES = {
-    "dialectbench.tasks": 3,
+    "dialectbench.tasks": 4,
+    "dialectbench.tasks.kinds": 2,
+    "dialectbench.tasks.naming": 3,
     "dialectbench.varieties": 3,
     "dialectbench.data": 3,
     "dialectbench.data.source": 2,

@@ -85,8 +85,35 @@ def _short(dataset: str) -> str:
     return dataset.split(" (")[0]
 
 
-def tasks_cmd(fmt: Format = FORMAT_OPTION) -> None:
+def _lm_eval_rows() -> list[dict[str, Any]]:
+    """Each task's lm-eval group and one lm-eval task per variety (tasks/naming.py), as `--output-path`
+    and the lm-eval export name them."""
+    from dialectbench.tasks.naming import lm_eval_group, lm_eval_task
+
+    reg = registry()
+    rows = []
+    for t in TASKS.values():
+        varieties = reg.varieties(task=t.id)
+        rows.append({"name": lm_eval_group(t.id), "type": "group", "task": t.id, "variety": "",
+                     "cluster": "", "subtasks": len(varieties)})
+        rows += [{"name": lm_eval_task(t.id, v.name), "type": "task", "task": t.id, "variety": v.name,
+                  "cluster": v.cluster, "subtasks": ""} for v in varieties]
+    return rows
+
+
+LIST_OPTION = typer.Option(False, "--list", help="The lm-evaluation-harness task and group names (what "
+                           "`lm_eval --tasks list` prints).")
+
+
+def tasks_cmd(fmt: Format = FORMAT_OPTION, lm_eval: bool = LIST_OPTION) -> None:
     """List the tasks (DialectBench Tables 1-2): metric, settings (* = run by default), coverage."""
+    if lm_eval:
+        rows = _lm_eval_rows()
+        if fmt == Format.table:  # 80 columns: the names (variety, cluster, subtasks in --format csv/json)
+            rows = [{"name": r["name"], "type": r["type"]} for r in rows]
+        emit(rows, fmt, title=f"{sum(r['type'] == 'task' for r in rows)} lm-eval tasks in "
+                              f"{sum(r['type'] == 'group' for r in rows)} groups (dialectbench_<task>_<variety>)")
+        return
     reg = registry()
     rows = []
     for t in TASKS.values():

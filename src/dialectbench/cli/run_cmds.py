@@ -222,6 +222,19 @@ def _write_results(store: Path, out: Path, run_id: str, keys: list[str], plan: A
     return path
 
 
+def _write_lm_eval(store: Path, output_path: Path, run_id: str, keys: list[str], results_file: Path | None) -> None:
+    """--output-path: the run's results and samples in lm-evaluation-harness's layout (runner/lm_eval_output.py)."""
+    from dialectbench.runner.lm_eval_output import write_lm_eval_output
+
+    try:
+        paths = write_lm_eval_output(store, output_path, run_id, keys, results_file=results_file)
+    except OSError as err:
+        warn(f"could not write the lm-eval results: {err}")
+        return
+    folders = sorted({str(p.parent) for p in paths})
+    stderr.print(f"lm-eval results: {', '.join(folders)} ({len(paths)} files)", highlight=False)
+
+
 # `run --help` groups its options in panels and keeps each help to a line or two (80 columns); the details
 # are in docs/ and `dialectbench models`.
 _SEL, _MOD, _EXE, _OUT = "Selection", "Model and training", "Where jobs run", "Output"
@@ -290,6 +303,8 @@ RUN_OUT_OPT = typer.Option(None, "--out", "-o", help="Results folder: the store,
                            "report/ (default: dialectbench-results).", rich_help_panel=_OUT)
 RUN_STORE_OPT = typer.Option(None, "--store", help="SQLite result store (default: <out>/results.sqlite).",
                              rich_help_panel=_OUT)
+OUTPUT_PATH_OPT = typer.Option(None, "--output-path", help="Also write lm-eval's layout in this folder: "
+                               "<model>/results_<date>.json, samples_<task>_<date>.jsonl.", rich_help_panel=_OUT)
 RERUN_OPT = typer.Option(False, "--rerun", help="Redo jobs the store already has.", rich_help_panel=_OUT)
 NO_REPORT_OPT = typer.Option(False, "--no-report", help="Build no report at the end.", rich_help_panel=_OUT)
 RUN_FORMAT_OPT = typer.Option(Format.table, "--format", "-f", help="table (summaries), csv or json (this run's "
@@ -317,7 +332,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             fewshot_from: str | None = FEWSHOT_FROM_OPT, num_fewshot: int | None = NUM_FEWSHOT_OPT,
             gen_kwargs: str | None = GEN_KWARGS_OPT, model_args: str | None = MODEL_ARGS_OPT,
             chat_template: bool | None = CHAT_TEMPLATE_OPT, system_prompt: str | None = SYSTEM_PROMPT_OPT,
-            fmt: Format = RUN_FORMAT_OPT) -> None:
+            output_path: Path | None = OUTPUT_PATH_OPT, fmt: Format = RUN_FORMAT_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
     from dialectbench.runner.options import OptionError, RunOptions, icl_options
 
@@ -369,7 +384,9 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
     raced = f", {c['raced']} finished first by another run" if c["raced"] else ""
     stderr.print(f"{c['done']} job(s) run, {c['reused']} already in the store{raced}, {c['skipped']} skipped, "
                  f"{c['failed']} failed; results in {store}", highlight=False)
-    _write_results(store, out, result.run_id, result.job_keys, result.plan)
+    results_file = _write_results(store, out, result.run_id, result.job_keys, result.plan)
+    if output_path is not None:
+        _write_lm_eval(store, output_path, result.run_id, result.job_keys, results_file)
     if not no_report:
         _build_report(store, out / "runs" / result.run_id / "report", result.job_keys)
     if c["failed"]:
