@@ -113,11 +113,16 @@ class BaselineBackend(Backend):
     def fit(self, task: str, train: Sequence[Any], dev: Sequence[Any] | None = None, *,
             seed: int = 0) -> BaselineModel:
         if task not in TASKS:  # a task a user catalogue declared: the baseline of its kind
-            from dialectbench.tasks import kind_of
+            from dialectbench.tasks import UnknownTaskError, kind_of
 
-            model = _BY_KIND.get(kind_of(task).name)
+            try:
+                kind = kind_of(task)
+            except UnknownTaskError:
+                raise UnsupportedTaskError(f"baseline backend: unknown task {task!r}; known: "
+                                           f"{', '.join(TASKS)}") from None
+            model = _BY_KIND.get(kind.name)
             if model is None:
-                raise UnsupportedTaskError(f"baseline backend: no baseline for {kind_of(task).name} tasks ({task!r})")
+                raise UnsupportedTaskError(f"baseline backend: no baseline for {kind.name} tasks ({task!r})")
             return _lazy(model)(task, seed).fit(train)
         if task in ("did", "sa", "tc"):
             return _lazy("TextClassifier")(task, seed).fit(train)
