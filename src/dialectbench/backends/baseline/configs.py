@@ -52,6 +52,9 @@ class ParserConfig:
     arc_hidden: int = 256
     label_hidden: int = 64
     dropout: float = 0.33
+    # issue 41: dropout masks from torch.rand (MaskDropout) instead of nn.Dropout's slower bernoulli_
+    # kernel; the same distribution, other random numbers, so other scores (off: keeps the job key)
+    fast_dropout: bool = False
     word_dropout: float = 0.25    # alpha in p(unk) = alpha / (alpha + count): rare words learn to back off to chars
     min_word_count: int = 2
     lr: float = 2e-3
