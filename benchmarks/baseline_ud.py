@@ -149,6 +149,9 @@ def main() -> None:
         print(f"DEP (biaffine) UAS {100 * uas / n_words:.2f}  LAS {100 * las / n_words:.2f}   "
               f"train {fit_s:.0f}s wall, {fit_cpu:.0f}s CPU ({len(parser.history)} epochs)  "
               f"parse {pred_s:.1f}s ({len(test)} sentences)")
+        tags = parser.predict_upos(test)
+        right = sum(p == g for ex, ts in zip(test, tags) for p, g in zip(ts, ex.upos))
+        print(f"POS from the parser's encoder (auxiliary classifier, no CRF) {100 * right / n_words:.2f}")
 
 
 if __name__ == "__main__":

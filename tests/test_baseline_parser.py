@@ -227,3 +227,13 @@ def test_mask_dropout_keeps_the_expectation_and_is_off_in_eval():
     assert torch.equal(y.unique(), torch.tensor([0.0, 1 / 0.75]))
     assert abs(float((y == 0).float().mean()) - 0.25) < 0.01
     assert torch.equal(drop.eval()(x), x)
+
+
+def test_the_parsers_encoder_tags_upos(fitted):
+    """predict_upos reads the auxiliary UPOS classifier (issue 41's joint tagger-parser measurement): on
+    the synthetic grammar the tags follow from the lexicon, so it must get nearly all right."""
+    test = [*synthetic_treebank(50, 3), Sentence("empty", (), (), (), ())]
+    tags = fitted.predict_upos(test)
+    assert tags[-1] == () and [len(t) for t in tags] == [len(s.words) for s in test]
+    right = sum(p == g for s, ts in zip(test, tags) for p, g in zip(ts, s.upos))
+    assert right / sum(len(s.words) for s in test) > 0.95

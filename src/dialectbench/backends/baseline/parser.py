@@ -344,6 +344,25 @@ class BiaffineParser(BaselineModel):
                 out[i] = (tuple(h), tuple(self.labels.itos[k] for k in lab))
         return out
 
+    @torch.no_grad()
+    def predict_upos(self, examples: Sequence[Sentence]) -> list[tuple[str, ...]]:
+        """UPOS from the auxiliary tagging loss's classifier on the parser's encoder (issue 41: how far a
+        joint tagger-parser would get without the CRF fit). Not a job's prediction; a measurement."""
+        examples = check_examples(self.task, examples, Sentence, "test")
+        out: list = [()] * len(examples)
+        nonempty = [i for i, s in enumerate(examples) if s.words]
+        sents = [examples[i] for i in nonempty]
+        with _threads(self.config.threads):
+            self.net.eval()
+            encoded = self._encode(sents, train=False)
+            for idx in self._batches(sents):
+                b = self._batch(encoded, idx)
+                states = self.net.encoder(b["word_ids"], b["type_chars"], b["type_index"], b["lengths"])
+                ids = self.net.encoder.upos(states).argmax(-1).tolist()
+                for k, i in enumerate(idx):
+                    out[nonempty[i]] = tuple(self.upos.itos[t] for t in ids[k][1:len(sents[i].words) + 1])
+        return out
+
     def predict(self, examples: Sequence[Sentence]) -> list[tuple[tuple[int, ...], tuple[str, ...]]]:
         examples = check_examples(self.task, examples, Sentence, "test")
         nonempty = [i for i, s in enumerate(examples) if s.words]
