@@ -196,3 +196,44 @@ def test_each_encoder_has_its_own_job_key_and_the_bilstm_keeps_its_old_one():
     assert "lstm_hidden" in bilstm and "lstm_hidden" not in cnn
     with pytest.raises(ValueError, match="unknown encoder"):
         BaselineBackend(parser=ParserConfig(arch="nope", threads=1)).fit("dep", synthetic_treebank(3, 5), None)
+
+
+def test_fast_dropout_learns_the_grammar_is_deterministic_and_keeps_the_default_key():
+    """ParserConfig.fast_dropout (issue 41): other masks than nn.Dropout's, so its own job key, but at
+    its default (off) the key is the one stored scores were made under."""
+    import dataclasses
+
+    config = dataclasses.replace(SMALL, lstm_layers=2, fast_dropout=True)
+    train, dev, test = synthetic_treebank(300, 1), synthetic_treebank(40, 2), synthetic_treebank(100, 3)
+    a, b = (BaselineBackend(parser=config).fit("dep", train, dev, seed=0) for _ in range(2))
+    assert [h["loss"] for h in a.history] == [h["loss"] for h in b.history]
+    pred = a.predict(test)
+    total = sum(len(s.words) for s in test)
+    assert sum(h == g for s, (hs, _) in zip(test, pred) for h, g in zip(hs, s.heads)) / total > 0.90
+    assert pickle.loads(pickle.dumps(a)).predict(test) == pred
+    assert "fast_dropout" not in BaselineBackend(parser=SMALL).config["parser"]
+    assert BaselineBackend(parser=config).config["parser"]["fast_dropout"] is True
+
+
+def test_mask_dropout_keeps_the_expectation_and_is_off_in_eval():
+    import torch
+
+    from dialectbench.backends.parsing import MaskDropout
+
+    drop = MaskDropout(0.25)
+    torch.manual_seed(0)
+    x = torch.ones(200, 500)
+    y = drop(x)
+    assert torch.equal(y.unique(), torch.tensor([0.0, 1 / 0.75]))
+    assert abs(float((y == 0).float().mean()) - 0.25) < 0.01
+    assert torch.equal(drop.eval()(x), x)
+
+
+def test_the_parsers_encoder_tags_upos(fitted):
+    """predict_upos reads the auxiliary UPOS classifier (issue 41's joint tagger-parser measurement): on
+    the synthetic grammar the tags follow from the lexicon, so it must get nearly all right."""
+    test = [*synthetic_treebank(50, 3), Sentence("empty", (), (), (), ())]
+    tags = fitted.predict_upos(test)
+    assert tags[-1] == () and [len(t) for t in tags] == [len(s.words) for s in test]
+    right = sum(p == g for s, ts in zip(test, tags) for p, g in zip(ts, s.upos))
+    assert right / sum(len(s.words) for s in test) > 0.95

@@ -69,6 +69,9 @@ def worker_modules(tasks: Sequence[str] | None = None) -> list[str]:
 # key from before `arch` existed (its scores are unchanged, so stored ones stay valid); any other
 # encoder's key holds `arch`, so no score of one encoder is ever reused as the other's.
 _UNUSED_BY_ARCH = {"bilstm": ("arch", "conv_dim", "conv_dilations"), "cnn": ("lstm_hidden", "lstm_layers")}
+# fields added after stored scores existed, left out of the key at their default (which keeps the old
+# behaviour), so those keys stay valid; any other value enters the key
+_NEW_FIELD_DEFAULTS = {"fast_dropout": False}
 
 
 class BaselineBackend(Backend):
@@ -86,7 +89,8 @@ class BaselineBackend(Backend):
     def config(self) -> dict[str, Any]:
         """Settings that change results (verbosity and thread count do not)."""
         parser = {k: v for k, v in asdict(self.parser_config).items()
-                  if k not in ("verbose", "threads", *_UNUSED_BY_ARCH.get(self.parser_config.arch, ()))}
+                  if k not in ("verbose", "threads", *_UNUSED_BY_ARCH.get(self.parser_config.arch, ()))
+                  and not (k in _NEW_FIELD_DEFAULTS and v == _NEW_FIELD_DEFAULTS[k])}
         return {"parser": parser, "crf": asdict(self.crf_config)}
 
     def fit_weight(self, task: str, train_bytes: float, *, dev: bool = False) -> float | None:

@@ -22,13 +22,13 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence, pad_sequence
 
 from dialectbench import progress
 from dialectbench.backends.base import TrainingDataError
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
 from dialectbench.backends.baseline.configs import ParserConfig
-from dialectbench.backends.parsing import ParserHead
+from dialectbench.backends.parsing import ParserHead, make_dropout
 from dialectbench.data.examples import Sentence
 
 PAD, UNK, ROOT = 0, 1, 2
@@ -57,9 +57,15 @@ class _Encoder(nn.Module):
         self.words = nn.Embedding(n_words, cfg.word_dim, padding_idx=PAD)
         self.chars = nn.Embedding(n_chars, cfg.char_dim, padding_idx=PAD)
         self.char_cnn = nn.Conv1d(cfg.char_dim, cfg.char_filters, kernel_size=3, padding=1)
-        self.dropout = nn.Dropout(cfg.dropout)
-        self.lstm = nn.LSTM(cfg.word_dim + cfg.char_filters, cfg.lstm_hidden, cfg.lstm_layers,
-                            batch_first=True, bidirectional=True, dropout=cfg.dropout)
+        self.dropout = make_dropout(cfg.dropout, cfg.fast_dropout)
+        if cfg.fast_dropout:
+            # one nn.LSTM a layer, so the dropout between layers is ours (nn.LSTM's own uses bernoulli_)
+            self.layers = nn.ModuleList(
+                nn.LSTM(cfg.word_dim + cfg.char_filters if i == 0 else 2 * cfg.lstm_hidden, cfg.lstm_hidden,
+                        batch_first=True, bidirectional=True) for i in range(cfg.lstm_layers))
+        else:
+            self.lstm = nn.LSTM(cfg.word_dim + cfg.char_filters, cfg.lstm_hidden, cfg.lstm_layers,
+                                batch_first=True, bidirectional=True, dropout=cfg.dropout)
         self.upos = nn.Linear(2 * cfg.lstm_hidden, n_upos)
         self.out_dim = 2 * cfg.lstm_hidden
 
@@ -70,7 +76,15 @@ class _Encoder(nn.Module):
         x = torch.cat([self.words(word_ids), c[type_index]], -1)
         packed = pack_padded_sequence(self.dropout(x), lengths.cpu(), batch_first=True,
                                       enforce_sorted=False)
-        out, _ = self.lstm(packed)
+        if hasattr(self, "lstm"):
+            out, _ = self.lstm(packed)
+        else:
+            out = packed
+            for i, layer in enumerate(self.layers):
+                if i:  # dropout on the packed words only, not on padding
+                    out = PackedSequence(self.dropout(out.data), out.batch_sizes, out.sorted_indices,
+                                         out.unsorted_indices)
+                out, _ = layer(out)
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=word_ids.shape[1])
         return self.dropout(out)
 
@@ -132,7 +146,7 @@ class _Net(nn.Module):
             raise ValueError(f"ParserConfig.arch: unknown encoder {cfg.arch!r}; known: {', '.join(ENCODERS)}")
         self.encoder = ENCODERS[cfg.arch](cfg, n_words, n_chars, n_upos)
         self.head = ParserHead(self.encoder.out_dim, n_labels, cfg.arc_hidden, cfg.label_hidden,
-                               cfg.dropout)
+                               cfg.dropout, cfg.fast_dropout)
 
 
 class BiaffineParser(BaselineModel):
@@ -328,6 +342,25 @@ class BiaffineParser(BaselineModel):
             heads, labels = self.net.head.decode(states, b["mask"])
             for i, h, lab in zip(idx, heads, labels):
                 out[i] = (tuple(h), tuple(self.labels.itos[k] for k in lab))
+        return out
+
+    @torch.no_grad()
+    def predict_upos(self, examples: Sequence[Sentence]) -> list[tuple[str, ...]]:
+        """UPOS from the auxiliary tagging loss's classifier on the parser's encoder (issue 41: how far a
+        joint tagger-parser would get without the CRF fit). Not a job's prediction; a measurement."""
+        examples = check_examples(self.task, examples, Sentence, "test")
+        out: list = [()] * len(examples)
+        nonempty = [i for i, s in enumerate(examples) if s.words]
+        sents = [examples[i] for i in nonempty]
+        with _threads(self.config.threads):
+            self.net.eval()
+            encoded = self._encode(sents, train=False)
+            for idx in self._batches(sents):
+                b = self._batch(encoded, idx)
+                states = self.net.encoder(b["word_ids"], b["type_chars"], b["type_index"], b["lengths"])
+                ids = self.net.encoder.upos(states).argmax(-1).tolist()
+                for k, i in enumerate(idx):
+                    out[nonempty[i]] = tuple(self.upos.itos[t] for t in ids[k][1:len(sents[i].words) + 1])
         return out
 
     def predict(self, examples: Sequence[Sentence]) -> list[tuple[tuple[int, ...], tuple[str, ...]]]:
