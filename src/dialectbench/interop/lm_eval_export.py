@@ -4,7 +4,7 @@ folder (`lm_eval --include_path DIR --tasks dialectbench_sa ...`).
 One lm-eval task per (task, variety), named `dialectbench_<task>_<variety slug>`; groups per cluster
 (`dialectbench_<task>_<cluster slug>`), per task (`dialectbench_<task>`) and for the whole export
 (`dialectbench`). Each task's folder holds its test items and its demonstrations as local JSONL (read by the
-folder's utils.py: no hub access), and a YAML whose prompt is exactly what `dialectbench run --model
+utils.py beside them: no hub access), and a YAML whose prompt is exactly what `dialectbench run --model
 hf-causal:...` sends in plain-text mode:
 
     description  = the Appendix I instruction + "\\n\\n"
@@ -119,7 +119,7 @@ class _IclCatalog:
 def _doc(task: str, ex: Any, labels: Sequence[str]) -> dict[str, Any]:
     """One item as lm-eval reads it: the prompt block with its empty answer slot, the answer, the choices."""
     query = prompts.render(task, ex, with_answer=False)
-    doc: dict[str, Any] = {"id": str(getattr(ex, "id", "") or ""), "query": query}
+    doc: dict[str, Any] = {"id": str(getattr(ex, "example_id", "") or ""), "query": query}
     if task == "eqa":
         doc["target"] = ex.answers[0] if ex.answers else ""
         doc["answers"] = list(ex.answers)
@@ -179,7 +179,6 @@ def _task_yaml(task: str, name: str, folder: str, k: int, variety: str, cluster:
     config: dict[str, Any] = {
         "task": name,
         "custom_dataset": _Function("utils.load_docs"),
-        "dataset_kwargs": {"folder": folder},
         "test_split": "test",
         "fewshot_split": "fewshot",
         "fewshot_config": {"sampler": "first_n"},
@@ -232,10 +231,10 @@ import datasets
 HERE = Path(__file__).resolve().parent
 
 
-def load_docs(folder, **kwargs):
+def load_docs(**kwargs):
     out = {}
     for split in ("test", "fewshot"):
-        path = HERE / folder / f"{split}.jsonl"
+        path = HERE / f"{split}.jsonl"  # this task's own folder (lm-eval loads utils.py beside the YAML)
         with open(path, encoding="utf-8") as f:
             rows = [json.loads(line) for line in f if line.strip()]
         out[split] = datasets.Dataset.from_list(rows)
@@ -321,7 +320,6 @@ def export_lm_eval(out: str | Path, *, tasks: Sequence[str] | None = None,
         summary.skipped += [(s.task, s.variety or "-", s.reason) for s in plan.skips]
         groups += plan.groups
     out.mkdir(parents=True, exist_ok=True)
-    (out / "utils.py").write_text(UTILS, encoding="utf-8")
     for group in groups:
         task = group.task
         try:
@@ -349,6 +347,7 @@ def export_lm_eval(out: str | Path, *, tasks: Sequence[str] | None = None,
             (out / folder).mkdir(parents=True, exist_ok=True)
             _write_jsonl(out / folder / "test.jsonl", [_doc(task, ex, labels) for ex in tests])
             _write_jsonl(out / folder / "fewshot.jsonl", [_doc(task, ex, labels) for ex in demos])
+            (out / folder / "utils.py").write_text(UTILS, encoding="utf-8")
             cluster = job.cluster
             sources = _sources(task, job.variety)
             _dump(out / folder / f"{name}.yaml",
