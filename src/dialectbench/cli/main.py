@@ -8,6 +8,7 @@ from dialectbench import __version__
 from dialectbench.cli import (
     analysis_cmds,
     data_cmds,
+    export_cmds,
     models_cmds,
     perturb_cmds,
     plan_cmds,
@@ -46,7 +47,7 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 
 
 for module in (registry_cmds, analysis_cmds, data_cmds, run_cmds, plan_cmds, report_cmds, sdqa_cmds, models_cmds,
-               perturb_cmds):
+               perturb_cmds, export_cmds):
     module.register(app)
 
 if __name__ == "__main__":

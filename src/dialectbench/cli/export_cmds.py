@@ -1,0 +1,53 @@
+"""`dialectbench export ...`: the benchmark in other tools' formats (`export lm-eval`: lm-evaluation-harness
+task folders). `dialectbench import lm-eval` reads lm-eval's results back into the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from dialectbench.cli.convention import CATALOGUE_OPTION, StrictGroup, use_catalogues
+from dialectbench.cli.output import fail, warn
+from dialectbench.runner.plan import PlanError
+
+export_app = typer.Typer(cls=StrictGroup, no_args_is_help=True,
+                         help="Write the benchmark in other tools' formats (lm-evaluation-harness tasks).")
+
+TASKS_OPT = typer.Option(None, "--tasks", "-t", help="Task ids, comma-separated or repeated (default: sa, eqa, "
+                         "mrc, tc, nli, did).")
+VARIETIES_OPT = typer.Option(None, "--varieties", "-v", help="Varieties, comma-separated.")
+CLUSTERS_OPT = typer.Option(None, "--clusters", "-c", help="Clusters, comma-separated.")
+DATA_DIR_OPT = typer.Option(None, "--data-dir", "-d", help="Local mirror (default: the bundled sample suite).")
+LIMIT_OPT = typer.Option(None, "--limit", min=1, help="N test items per task, as `run --limit` samples them.")
+SEED_OPT = typer.Option(0, "--seed", help="Seed of the demonstrations and of --limit, as `run --seed`.")
+FEWSHOT_OPT = typer.Option(None, "--fewshot-from", help="variety, cluster or english (default: `run`'s: SA the "
+                           "variety's own train split, DId the variety's, the others English).")
+OUT_OPT = typer.Option(..., "--out", "-o", help="Folder to write (outside the repository).")
+
+
+def export_lm_eval_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = VARIETIES_OPT,
+                       clusters: list[str] | None = CLUSTERS_OPT, data_dir: Path | None = DATA_DIR_OPT,
+                       limit: int | None = LIMIT_OPT, seed: int = SEED_OPT, fewshot_from: str | None = FEWSHOT_OPT,
+                       out: Path = OUT_OPT, catalogue: list[Path] | None = CATALOGUE_OPTION) -> None:
+    """Write lm-evaluation-harness tasks (`lm_eval --include_path OUT --tasks dialectbench_sa`)."""
+    from dialectbench.interop.lm_eval_export import ExportError, export_lm_eval
+    from dialectbench.runner.run import RunError
+
+    use_catalogues(catalogue)
+    try:
+        summary = export_lm_eval(out, tasks=tasks, varieties=varieties, clusters=clusters, data_dir=data_dir,
+                                 limit=limit, seed=seed, fewshot=fewshot_from)
+    except (ExportError, PlanError, RunError) as err:
+        fail(str(err))
+    for task, variety, reason in summary.skipped:
+        warn(f"{task} / {variety}: {reason}", label="skipped:")
+    n = sum(e.n_test for e in summary.tasks)
+    typer.echo(f"wrote {len(summary.tasks)} lm-eval tasks ({n} test items, {len(summary.groups)} groups, "
+               f"{summary.bytes() / 1e6:.2f} MB) to {out}")
+
+
+def register(app: typer.Typer) -> None:
+    """Attach `export` (and its `lm-eval` command) to the root app."""
+    export_app.command("lm-eval")(export_lm_eval_cmd)
+    app.add_typer(export_app, name="export")
