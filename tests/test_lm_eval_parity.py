@@ -104,7 +104,7 @@ def parity(tmp_path_factory):
 
 
 def test_export_writes_one_task_with_our_demonstrations(parity):
-    summary, _, ours, name, tmp = parity
+    summary, _, _, name, tmp = parity
     (exported,) = summary.tasks
     assert exported.name == name == "dialectbench_sa_tunisian_arabic"
     assert exported.n_fewshot == 4 and exported.n_test + exported.held_out == len(TEST)

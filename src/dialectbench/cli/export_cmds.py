@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from dialectbench.cli.convention import CATALOGUE_OPTION, StrictGroup, use_catalogues
-from dialectbench.cli.output import fail, warn
+from dialectbench.cli.output import FORMAT_OPTION, Format, emit, fail, warn
 from dialectbench.runner.plan import PlanError
 
 export_app = typer.Typer(cls=StrictGroup, no_args_is_help=True,
@@ -29,7 +29,8 @@ OUT_OPT = typer.Option(..., "--out", "-o", help="Folder to write (outside the re
 def export_lm_eval_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = VARIETIES_OPT,
                        clusters: list[str] | None = CLUSTERS_OPT, data_dir: Path | None = DATA_DIR_OPT,
                        limit: int | None = LIMIT_OPT, seed: int = SEED_OPT, fewshot_from: str | None = FEWSHOT_OPT,
-                       out: Path = OUT_OPT, catalogue: list[Path] | None = CATALOGUE_OPTION) -> None:
+                       out: Path = OUT_OPT, catalogue: list[Path] | None = CATALOGUE_OPTION,
+                       fmt: Format = FORMAT_OPTION) -> None:
     """Write lm-evaluation-harness tasks (`lm_eval --include_path OUT --tasks dialectbench_sa`)."""
     from dialectbench.interop.lm_eval_export import ExportError, export_lm_eval
     from dialectbench.runner.run import RunError
@@ -42,9 +43,11 @@ def export_lm_eval_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str]
         fail(str(err))
     for task, variety, reason in summary.skipped:
         warn(f"{task} / {variety}: {reason}", label="skipped:")
+    emit([{"lm_eval_task": e.name, "task": e.task, "variety": e.variety, "cluster": e.cluster, "test": e.n_test,
+           "fewshot": e.n_fewshot, "held_out": e.held_out} for e in summary.tasks], fmt, title="lm-eval tasks written")
     n = sum(e.n_test for e in summary.tasks)
-    typer.echo(f"wrote {len(summary.tasks)} lm-eval tasks ({n} test items, {len(summary.groups)} groups, "
-               f"{summary.bytes() / 1e6:.2f} MB) to {out}")
+    warn(f"wrote {len(summary.tasks)} lm-eval tasks ({n} test items, {len(summary.groups)} groups, "
+               f"{summary.bytes() / 1e6:.2f} MB) to {out}", label="done:", style="green")
 
 
 def register(app: typer.Typer) -> None:

@@ -340,8 +340,8 @@ def export_lm_eval(out: str | Path, *, tasks: Sequence[str] | None = None,
             if task in prompts.CLASSIFICATION:
                 unknown = sorted({ex.label for ex in tests} - set(labels))
                 if unknown:  # lm-eval would score these as -100 (never right); the run scores them as wrong too
-                    summary.skipped.append((task, job.variety, f"test labels {unknown} are not in the "
-                                            f"demonstrations' training labels {labels}; exported anyway"))
+                    summary.skipped.append((task, job.variety, (f"test labels {unknown} are not in the "
+                                            f"demonstrations' training labels {labels}; exported anyway")))
             name = task_name(task, job.variety)
             folder = f"{slug(task)}/{slug(job.variety)}"
             (out / folder).mkdir(parents=True, exist_ok=True)
