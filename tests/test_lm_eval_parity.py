@@ -135,3 +135,33 @@ def test_same_prediction_and_loglikelihoods_on_every_item(parity):
     assert same == len(theirs)
     acc = sum(ours[i]["prediction"] == ours[i]["gold"] for i in ours) / len(ours)
     assert results["results"][name]["acc,none"] == pytest.approx(acc)
+
+
+def test_round_trip_import_reproduces_the_run_scores(parity, tmp_path):
+    """export -> lm_eval -> results files -> `import lm-eval`: the stored score, its per-example values and
+    predictions are those `dialectbench run` stored for the same items."""
+    from lm_eval.loggers import EvaluationTracker
+
+    from dialectbench.interop.lm_eval_import import import_lm_eval
+    from dialectbench.runner.store import Store
+
+    _, results, ours, name, tmp = parity
+    tracker = EvaluationTracker(output_path=str(tmp_path / "lm_eval_out"))
+    tracker.general_config_tracker.model_name = "tiny-llama"
+    tracker.save_results_aggregated(results=dict(results), samples=results["samples"])
+    for task in results["configs"]:
+        tracker.save_results_samples(task_name=task, samples=results["samples"][task])
+    rows = import_lm_eval(tmp_path / "lm_eval_out", tmp_path / "imported.db")
+    assert [r["status"] for r in rows] == ["imported"]
+    run_db, imported = Store(tmp / "store.db"), Store(tmp_path / "imported.db")
+    try:
+        (mine,), (theirs,) = run_db.scores(detail=True), imported.scores(detail=True)
+        assert theirs["task"] == "sa" and theirs["variety"] == VARIETY and theirs["setting"] == "icl"
+        assert theirs["metric"] == mine["metric"] and theirs["n"] == mine["n"]
+        assert theirs["score"] == pytest.approx(mine["score"], abs=1e-12)
+        mine_preds = {p["example_id"]: (p["prediction"], p["value"]) for p in run_db.predictions(mine["job_key"])}
+        their_preds = {p["example_id"]: (p["prediction"], p["value"]) for p in imported.predictions(theirs["job_key"])}
+        assert their_preds == mine_preds
+    finally:
+        run_db.close()
+        imported.close()

@@ -50,7 +50,31 @@ def export_lm_eval_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str]
                f"{summary.bytes() / 1e6:.2f} MB) to {out}", label="done:", style="green")
 
 
+import_app = typer.Typer(cls=StrictGroup, no_args_is_help=True,
+                         help="Read other tools' results of exported DialectBench tasks into the store.")
+IMPORT_STORE_OPT = typer.Option(None, "--store", help="SQLite result store (default: runs/results.sqlite, "
+                                "as `run`).")
+
+
+def import_lm_eval_cmd(path: Path = typer.Argument(..., help="An lm-eval results_*.json, or the --output_path "
+                                                   "folder holding them (with --log_samples' samples_*.jsonl)."),
+                       store: Path | None = IMPORT_STORE_OPT, fmt: Format = FORMAT_OPTION) -> None:
+    """Store lm-eval scores of `export lm-eval` tasks, per example, for analyze, gaps and report."""
+    from dialectbench.interop.lm_eval_import import ImportError_, import_lm_eval
+    from dialectbench.runner import DEFAULT_STORE
+
+    try:
+        rows = import_lm_eval(path, store or DEFAULT_STORE)
+    except (ImportError_, KeyError, TypeError) as err:
+        fail(f"{path}: {err}" if not isinstance(err, ImportError_) else str(err))
+    if not rows:
+        fail(f"{path}: no results of exported DialectBench tasks (dialectbench_* with their metadata) found")
+    emit(rows, fmt, title="lm-eval results imported")
+
+
 def register(app: typer.Typer) -> None:
-    """Attach `export` (and its `lm-eval` command) to the root app."""
+    """Attach `export` (its `lm-eval` command) and `import` (`import lm-eval`) to the root app."""
     export_app.command("lm-eval")(export_lm_eval_cmd)
     app.add_typer(export_app, name="export")
+    import_app.command("lm-eval")(import_lm_eval_cmd)
+    app.add_typer(import_app, name="import")

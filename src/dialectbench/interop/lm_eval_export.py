@@ -350,8 +350,10 @@ def export_lm_eval(out: str | Path, *, tasks: Sequence[str] | None = None,
             (out / folder / "utils.py").write_text(UTILS, encoding="utf-8")
             cluster = job.cluster
             sources = _sources(task, job.variety)
-            _dump(out / folder / f"{name}.yaml",
-                  _task_yaml(task, name, folder, len(demos), job.variety, cluster, sources))
+            config = _task_yaml(task, name, folder, len(demos), job.variety, cluster, sources)
+            # what `import lm-eval` stores the scores under: the run's setting and training-set name
+            config["metadata"].update(setting="icl", train_on=job.train_on, demos=group.training.demos, seed=seed)
+            _dump(out / folder / f"{name}.yaml", config)
             summary.tasks.append(Exported(task, job.variety, cluster, name, folder, len(tests), len(demos), held,
                                           labels, f"{group.training.fewshot}: {group.training.label} ({group.training.split})"))
     _write_groups(summary)
