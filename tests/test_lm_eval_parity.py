@@ -145,7 +145,7 @@ def test_round_trip_import_reproduces_the_run_scores(parity, tmp_path):
     from dialectbench.interop.lm_eval_import import import_lm_eval
     from dialectbench.runner.store import Store
 
-    _, results, ours, name, tmp = parity
+    _, results, _, _, tmp = parity
     tracker = EvaluationTracker(output_path=str(tmp_path / "lm_eval_out"))
     tracker.general_config_tracker.model_name = "tiny-llama"
     tracker.save_results_aggregated(results=dict(results), samples=results["samples"])

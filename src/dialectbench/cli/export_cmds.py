@@ -56,17 +56,19 @@ IMPORT_STORE_OPT = typer.Option(None, "--store", help="SQLite result store (defa
                                 "as `run`).")
 
 
-def import_lm_eval_cmd(path: Path = typer.Argument(..., help="An lm-eval results_*.json, or the --output_path "
-                                                   "folder holding them (with --log_samples' samples_*.jsonl)."),
-                       store: Path | None = IMPORT_STORE_OPT, fmt: Format = FORMAT_OPTION) -> None:
+PATH_ARG = typer.Argument(..., help="An lm-eval results_*.json, or the --output_path folder holding them (with "
+                         "--log_samples' samples_*.jsonl).")
+
+
+def import_lm_eval_cmd(path: Path = PATH_ARG, store: Path | None = IMPORT_STORE_OPT, fmt: Format = FORMAT_OPTION) -> None:
     """Store lm-eval scores of `export lm-eval` tasks, per example, for analyze, gaps and report."""
-    from dialectbench.interop.lm_eval_import import ImportError_, import_lm_eval
+    from dialectbench.interop.lm_eval_import import LmEvalImportError, import_lm_eval
     from dialectbench.runner import DEFAULT_STORE
 
     try:
         rows = import_lm_eval(path, store or DEFAULT_STORE)
-    except (ImportError_, KeyError, TypeError) as err:
-        fail(f"{path}: {err}" if not isinstance(err, ImportError_) else str(err))
+    except (LmEvalImportError, KeyError, TypeError) as err:
+        fail(f"{path}: {err}" if not isinstance(err, LmEvalImportError) else str(err))
     if not rows:
         fail(f"{path}: no results of exported DialectBench tasks (dialectbench_* with their metadata) found")
     emit(rows, fmt, title="lm-eval results imported")

@@ -23,7 +23,7 @@ from typing import Any
 IMPORTED = ("sa", "tc", "nli", "did", "mrc")
 
 
-class ImportError_(ValueError):
+class LmEvalImportError(ValueError):
     """A results file that cannot be imported; the message names the file (and line)."""
 
 
@@ -32,7 +32,7 @@ def _results_files(path: Path) -> list[Path]:
         return [path]
     if path.is_dir():
         return sorted(path.rglob("results_*.json"))
-    raise ImportError_(f"{path}: no such file or folder")
+    raise LmEvalImportError(f"{path}: no such file or folder")
 
 
 def _samples(results_file: Path, name: str) -> list[dict[str, Any]]:
@@ -41,7 +41,7 @@ def _samples(results_file: Path, name: str) -> list[dict[str, Any]]:
     candidates = sorted(results_file.parent.glob(f"samples_{name}_{stamp}.jsonl")) or \
         sorted(results_file.parent.glob(f"samples_{name}_*.jsonl"))
     if not candidates:
-        raise ImportError_(f"{results_file}: no samples_{name}_*.jsonl beside it; run lm_eval with --log_samples")
+        raise LmEvalImportError(f"{results_file}: no samples_{name}_*.jsonl beside it; run lm_eval with --log_samples")
     out = []
     with candidates[-1].open(encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -49,7 +49,7 @@ def _samples(results_file: Path, name: str) -> list[dict[str, Any]]:
                 try:
                     out.append(json.loads(line))
                 except ValueError as err:
-                    raise ImportError_(f"{candidates[-1]}:{n}: not JSON: {err}") from None
+                    raise LmEvalImportError(f"{candidates[-1]}:{n}: not JSON: {err}") from None
     return out
 
 
@@ -113,7 +113,7 @@ def import_lm_eval(path: str | Path, store: str | Path) -> list[dict[str, Any]]:
         try:
             data = json.loads(results_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
-            raise ImportError_(f"{results_file}: not an lm-eval results file: {err}") from None
+            raise LmEvalImportError(f"{results_file}: not an lm-eval results file: {err}") from None
         general = data.get("config") or {}
         model = str(data.get("model_name") or general.get("model_args") or general.get("model") or "unknown")
         revision = str(general.get("model_revision") or data.get("model_revision") or "") or None
@@ -133,7 +133,7 @@ def import_lm_eval(path: str | Path, store: str | Path) -> list[dict[str, Any]]:
             acc = sum(p == (g.label if task != "mrc" else g.answer) for p, g in zip(job["predictions"], job["golds"]))
             acc /= max(1, len(job["golds"]))
             if theirs is not None and not math.isclose(acc, float(theirs), abs_tol=1e-9):
-                raise ImportError_(f"{results_file}: {name}: lm-eval's acc {theirs} is not the accuracy of its "
+                raise LmEvalImportError(f"{results_file}: {name}: lm-eval's acc {theirs} is not the accuracy of its "
                                    f"logged samples ({acc}); the samples file is not this run's")
             n_shot = (data.get("n-shot") or {}).get(name, config.get("num_fewshot"))
             model_name = f"lm-eval:{model}" + (f"@{revision}" if revision else "")
