@@ -165,3 +165,28 @@ def test_round_trip_import_reproduces_the_run_scores(parity, tmp_path):
     finally:
         run_db.close()
         imported.close()
+
+
+def test_cli_import_then_report_reads_the_imported_scores(parity, tmp_path):
+    from lm_eval.loggers import EvaluationTracker
+    from typer.testing import CliRunner
+
+    from dialectbench.cli.main import app
+
+    _, results, _, _, _ = parity
+    tracker = EvaluationTracker(output_path=str(tmp_path / "out"))
+    tracker.general_config_tracker.model_name = "tiny-llama"
+    tracker.save_results_aggregated(results=dict(results), samples=results["samples"])
+    for task in results["configs"]:
+        tracker.save_results_samples(task_name=task, samples=results["samples"][task])
+    runner = CliRunner()
+    store = tmp_path / "store.db"
+    done = runner.invoke(app, ["import", "lm-eval", str(tmp_path / "out"), "--store", str(store), "-f", "json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)[0]["status"] == "imported"
+    report = runner.invoke(app, ["report", "--store", str(store), "--out", str(tmp_path / "report"),
+                                 "--formats", "csv"])
+    assert report.exit_code == 0, report.output
+    assert "lm-eval:" in "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "report").rglob("*.csv"))
+    nothing = runner.invoke(app, ["import", "lm-eval", str(tmp_path / "report"), "--store", str(store)])
+    assert nothing.exit_code != 0 and "no results" in nothing.output

@@ -116,7 +116,9 @@ def import_lm_eval(path: str | Path, store: str | Path) -> list[dict[str, Any]]:
             raise LmEvalImportError(f"{results_file}: not an lm-eval results file: {err}") from None
         general = data.get("config") or {}
         model = str(data.get("model_name") or general.get("model_args") or general.get("model") or "unknown")
-        revision = str(general.get("model_revision") or data.get("model_revision") or "") or None
+        args = general.get("model_args")
+        args = dict(a.split("=", 1) for a in args.split(",") if "=" in a) if isinstance(args, str) else args or {}
+        revision = str(args.get("revision") or data.get("model_revision") or "") or None
         for name, config in sorted((data.get("configs") or {}).items()):
             meta = config.get("metadata") or {}
             task, variety = meta.get("dialectbench_task"), meta.get("variety")
