@@ -190,3 +190,26 @@ def test_cli_import_then_report_reads_the_imported_scores(parity, tmp_path):
     assert "lm-eval:" in "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "report").rglob("*.csv"))
     nothing = runner.invoke(app, ["import", "lm-eval", str(tmp_path / "report"), "--store", str(store)])
     assert nothing.exit_code != 0 and "no results" in nothing.output
+
+
+def test_lm_eval_loads_every_exported_task_and_group(tmp_path):
+    """The whole sample-suite export (every task kind, EQA's generate_until included) loads in lm-eval, group
+    and every cluster group load, and each task's first context is the prompt build_prompt makes."""
+    from lm_eval.tasks import TaskManager
+
+    summary = export_lm_eval(tmp_path / "export")
+    # a task group lists its varieties (its mean counts each once); cluster groups stand beside it
+    # (lm-eval refuses a task reached through two groups of one call: the cluster groups are loaded apart)
+    manager = TaskManager(include_path=str(tmp_path / "export"))
+    clusters = [g for g in summary.groups if "_cluster_" in g]
+    loaded, by_cluster = manager.load(["dialectbench"]), manager.load(clusters)
+    found = loaded["tasks"]
+    assert set(found) == set(by_cluster["tasks"]) == {e.name for e in summary.tasks}
+    assert set(loaded["groups"]) | set(by_cluster["groups"]) == set(summary.groups)
+    for task in found.values():
+        docs = list(task.test_docs())
+        shots = list(task.fewshot_docs())
+        context = task.fewshot_context(docs[0], task.config.num_fewshot)
+        expected = "\n\n".join([task.config.description.rstrip("\n"),
+                                *[f"{d['query']} {d['target']}" for d in shots], docs[0]["query"]])
+        assert context == expected, task.config.task
