@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -69,3 +70,44 @@ def test_cli_writes_outside_and_refuses_the_repository(tmp_path):
 def test_unknown_or_token_task_is_refused(tmp_path):
     done = CliRunner().invoke(app, ["export", "lm-eval", "--tasks", "pos", "--out", str(tmp_path / "o")])
     assert done.exit_code != 0 and "token-level" in done.output
+
+
+def _results(folder, sample_lines, acc=0.5):
+    folder.mkdir(parents=True, exist_ok=True)
+    name = "dialectbench_sa_tunisian_arabic"
+    meta = {"dialectbench_task": "sa", "variety": "tunisian arabic", "cluster": "arabic", "setting": "icl",
+            "train_on": "tunisian arabic"}
+    (folder / "results_2026-01-01T00-00-00.json").write_text(json.dumps(
+        {"results": {name: {"acc,none": acc}}, "configs": {name: {"metadata": meta, "num_fewshot": 4}},
+         "n-shot": {name: 4}, "config": {"model_args": "pretrained=m,revision=abc"}, "model_name": "m"}))
+    (folder / f"samples_{name}_2026-01-01T00-00-00.jsonl").write_text("\n".join(sample_lines) + "\n")
+
+
+def _sample(i, target, lls):
+    doc = {"id": f"x{i}", "query": "Sentence: s\n\nLabel:", "choices": ["negative", "positive"], "target": target}
+    return json.dumps({"doc_id": i, "doc": doc, "filtered_resps": [[v, False] for v in lls],
+                       "arguments": {"gen_args_0": {"arg_0": "ctx", "arg_1": " negative"}}})
+
+
+def test_import_stores_scores_per_example_and_names_bad_lines(tmp_path):
+    from dialectbench.interop.lm_eval_import import LmEvalImportError, import_lm_eval
+    from dialectbench.runner.store import Store
+
+    _results(tmp_path / "ok", [_sample(0, "positive", [-2.0, -1.0]), _sample(1, "positive", [-1.0, -3.0])])
+    (row,) = import_lm_eval(tmp_path / "ok", tmp_path / "s.db")
+    assert row["status"] == "imported" and row["model"] == "lm-eval:m@abc" and row["score"] == 50.0  # percent, as every stored score
+    db = Store(tmp_path / "s.db")
+    try:
+        (score,) = db.scores(detail=True)
+        assert [p["value"] for p in db.predictions(score["job_key"])] == [1.0, 0.0]
+    finally:
+        db.close()
+    _results(tmp_path / "wrong_acc", [_sample(0, "positive", [-2.0, -1.0])], acc=0.0)
+    with pytest.raises(LmEvalImportError, match="not the accuracy of its logged samples"):
+        import_lm_eval(tmp_path / "wrong_acc", tmp_path / "s2.db")
+    _results(tmp_path / "bad", [_sample(0, "positive", [-2.0, -1.0]), '{"doc_id": 1, "doc": {}}'])
+    with pytest.raises(LmEvalImportError, match=r"samples_.*\.jsonl:2: "):
+        import_lm_eval(tmp_path / "bad", tmp_path / "s3.db")
+    _results(tmp_path / "nan", [_sample(0, "positive", [float("nan"), -1.0])])
+    with pytest.raises(LmEvalImportError, match=":1: .*finite"):
+        import_lm_eval(tmp_path / "nan", tmp_path / "s4.db")

@@ -35,7 +35,7 @@ def _results_files(path: Path) -> list[Path]:
     raise LmEvalImportError(f"{path}: no such file or folder")
 
 
-def _samples(results_file: Path, name: str) -> list[dict[str, Any]]:
+def _samples(results_file: Path, name: str) -> tuple[Path, list[dict[str, Any]]]:
     """The logged samples of task `name` written beside the results file (the same timestamp)."""
     stamp = results_file.stem.removeprefix("results_")
     candidates = sorted(results_file.parent.glob(f"samples_{name}_{stamp}.jsonl")) or \
@@ -47,10 +47,10 @@ def _samples(results_file: Path, name: str) -> list[dict[str, Any]]:
         for n, line in enumerate(f, 1):
             if line.strip():
                 try:
-                    out.append(json.loads(line))
+                    out.append({**json.loads(line), "_line": n})
                 except ValueError as err:
                     raise LmEvalImportError(f"{candidates[-1]}:{n}: not JSON: {err}") from None
-    return out
+    return candidates[-1], out
 
 
 def _gold(task: str, example_id: str, target: str) -> Any:
@@ -71,27 +71,39 @@ def context_of(sample: dict[str, Any]) -> str | None:
     return None
 
 
-def job_from_samples(task: str, samples: list[dict[str, Any]]) -> dict[str, Any]:
-    """Predictions, golds and DialectBench's score (with per-example values) of one task's samples."""
+def job_from_samples(task: str, samples: list[dict[str, Any]], where: str = "samples") -> dict[str, Any]:
+    """Predictions, golds and DialectBench's score (with per-example values) of one task's samples; a sample
+    that is not an exported multiple-choice item is an error naming `where` and its line."""
     from dialectbench.runner.local_executor import _score
 
     ids, preds, golds, samples_out = [], [], [], []
     for s in sorted(samples, key=lambda s: s.get("doc_id", 0)):
-        doc, resps = s["doc"], s["filtered_resps"]
-        lls = [float(r[0]) for r in resps]
-        best = max(range(len(lls)), key=lambda i: (lls[i], -i))  # ties: the first choice, as lm-eval's argmax
-        choice = doc["choices"][best]
-        ids.append(str(doc.get("id", s.get("doc_id"))))
-        if task == "mrc":
-            preds.append(best)
-            golds.append(_mrc_gold(doc))
-        else:
-            preds.append(choice)
-            golds.append(_gold(task, ids[-1], doc["target"]))
-        samples_out.append({"prompt": context_of(s),
-                            "reply": dict(zip(doc["choices"], lls)), "gold": doc["target"]})
+        try:
+            _one(task, s, ids, preds, golds, samples_out)
+        except (KeyError, IndexError, TypeError, ValueError) as err:
+            raise LmEvalImportError(f"{where}:{s.get('_line', '?')}: not a sample of an exported ranked task "
+                                    f"({type(err).__name__}: {err})") from None
+    if not golds:
+        raise LmEvalImportError(f"{where}: no samples")
     return {"ids": ids, "predictions": preds, "golds": golds, "samples": samples_out,
             "scored": _score(task, golds, preds)}
+
+
+def _one(task: str, s: dict[str, Any], ids: list, preds: list, golds: list, samples_out: list) -> None:
+    doc, resps = s["doc"], s["filtered_resps"]
+    lls = [float(r[0]) for r in resps]
+    if len(lls) != len(doc["choices"]) or not all(math.isfinite(v) for v in lls):
+        raise ValueError(f"{len(lls)} finite log-likelihoods expected for {len(doc['choices'])} choices")
+    best = max(range(len(lls)), key=lambda i: (lls[i], -i))  # ties: the first choice, as lm-eval's argmax
+    choice = doc["choices"][best]
+    ids.append(str(doc.get("id", s.get("doc_id"))))
+    if task == "mrc":
+        preds.append(best)
+        golds.append(_mrc_gold(doc))
+    else:
+        preds.append(choice)
+        golds.append(_gold(task, ids[-1], doc["target"]))
+    samples_out.append({"prompt": context_of(s), "reply": dict(zip(doc["choices"], lls)), "gold": doc["target"]})
 
 
 def _mrc_gold(doc: dict[str, Any]) -> Any:
@@ -128,7 +140,8 @@ def import_lm_eval(path: str | Path, store: str | Path) -> list[dict[str, Any]]:
                 rows.append({"task": task, "variety": variety, "status": "skipped",
                              "message": f"{task} results are not imported yet (only {', '.join(IMPORTED)})"})
                 continue
-            job = job_from_samples(task, _samples(results_file, name))
+            samples_file, samples = _samples(results_file, name)
+            job = job_from_samples(task, samples, str(samples_file))
             scored = job["scored"]
             theirs = (data.get("results") or {}).get(name, {}).get("acc,none")
             n_samples = (data.get("n-samples") or {}).get(name, {})
