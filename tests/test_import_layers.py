@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("perturb",),                       # synthetic varieties (its analyzer tags with a baseline)
     ("analysis",),                      # gaps, summaries, reference comparison over stored scores
     ("runner",),                        # plan, execute, store; its run summary uses analysis
-    ("sdqa",),                          # the SD-QA study (its own runs and analyses)
+    ("sdqa", "interop"),                # the SD-QA study; bridges to other tools (lm-eval export/import)
     ("report",),                        # tables, figures, HTML over runs, analyses and SD-QA
     ("cli",),                           # the commands
     ("__main__",),                      # `python -m dialectbench`: the commands
