@@ -18,7 +18,7 @@ from dialectbench.runner import RunError, Store, run
 from dialectbench.runner.options import LimitedSource, OptionError, RunOptions
 from dialectbench.runner.results_file import all_metrics
 
-run_mod = importlib.import_module("dialectbench.runner.run")
+run_mod = importlib.import_module("dialectbench.runner.orchestrate")
 
 
 @pytest.fixture
