@@ -225,3 +225,35 @@ def test_a_declared_tagging_task_runs_end_to_end_with_the_crf_baseline(tmp_path)
     assert ("100.0% of test examples (16.7% of tokens) have labels unseen in training (INTJ)"
             in by[("english (a:scotland)", "zero-shot")]["flags"])
     assert "unseen" not in by[("english (a:scotland)", "in-variety")]["flags"]
+
+
+def test_a_declared_multiple_choice_task_runs_with_the_option_overlap_baseline(tmp_path):
+    """A multiple-choice task declared in YAML alone (the sample suite's own Belebele-style records, copied
+    here): trained by the option-overlap baseline of its kind and scored as MRC is (macro F1 over options)."""
+    sample = SRC / "data" / "sample" / "mrc"
+    for split in ("train", "test"):
+        shutil.copy(sample / f"eng_Latn-{split}.json", tmp_path / f"{split}.json")
+    path = tmp_path / "quiz.yaml"
+    path.write_text("""task: quiz
+new_task: {kind: multiple-choice, name: Quiz, metric: macro_f1}
+description: a quiz
+datasets:
+  q: {name: q, licence: CC0-1.0, citation: dialectbench sample suite}
+entries:
+  - variety: english
+    dataset: q
+    format: multiple_choice
+    splits:
+      train: [{file: {path: train.json}}]
+      test: [{file: {path: test.json}}]
+""", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(SRC.parent), "COLUMNS": "200"}
+    env.pop(user_catalogue.ENV_CATALOGUE, None)
+    ran = _cli("run", "--catalogue", str(path), "-t", "quiz", "--out", str(tmp_path / "out"), env=env)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    exported = _cli("results", "export", "--store", str(tmp_path / "out" / "results.sqlite"), "-f", "csv", "--all",
+                    env=env)
+    rows = list(csv.DictReader(io.StringIO(exported.stdout)))
+    assert [(r["task"], r["variety"], r["setting"], r["metric"]) for r in rows] == [
+        ("quiz", "english", "in-variety", "macro_f1")]
+    assert rows[0]["signature"].startswith("multiple-choice|classification|primary:macro_f1|sklearn")
