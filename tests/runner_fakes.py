@@ -1,7 +1,7 @@
 """Small stand-ins for the runner tests: an in-memory data source and a counting, optionally slow backend.
 
 The source mirrors `dialectbench.data.open_source(...)` (varieties/splits/load/fingerprint); the backend
-mirrors the Backend protocol. Variety names are real registry names so the real catalog plans them.
+mirrors the Backend protocol. Variety names are real registry names so the real catalogue plans them.
 """
 
 from __future__ import annotations

@@ -87,7 +87,25 @@ def test_an_option_the_plugin_does_not_declare_is_one_line(plugin_site, tmp_path
     out = _cli(plugin_site, "run", "--model", "keywords", "--tasks", "tc", "--mode", "generate",
                "--store", str(tmp_path / "r.sqlite"), "--no-report")
     assert out.returncode != 0 and "Traceback" not in out.stderr
-    assert "backend 'keywords' does not take the option(s) mode" in " ".join(out.stderr.split())
+    text = " ".join(out.stderr.split())
+    # the run flag, not the Python keyword; and what the plugin does take
+    assert "backend 'keywords' does not take the option(s) --mode (options it takes: --model-args top)" in text
+    out = _cli(plugin_site, "run", "--model", "keywords", "--tasks", "tc", "--model-args", "tpo=3",
+               "--store", str(tmp_path / "r.sqlite"), "--no-report")
+    text = " ".join(out.stderr.split())
+    assert out.returncode != 0 and "--model-args: unknown key 'tpo'" in text and "Did you mean: top" in text
+
+
+def test_model_args_reach_the_plugin_as_its_declared_option(plugin_site, tmp_path):
+    """`run --model keywords --model-args top=3`: the plugin's own option, from the CLI (its signature and
+    its job keys say top 3, apart from the default top 20)."""
+    store = tmp_path / "r.sqlite"
+    out = _cli(plugin_site, "run", "--model", "keywords", "--tasks", "tc", "--model-args", "top=3",
+               "--store", str(store), "--no-report")
+    assert out.returncode == 0, out.stderr[-3000:]
+    exported = _cli(plugin_site, "results", "export", "--store", str(store), "--format", "csv", "--all")
+    rows = list(csv.DictReader(io.StringIO(exported.stdout)))
+    assert rows and all(r["signature"].startswith("keywords:top3|ties:first-label|") for r in rows)
 
 
 def test_a_broken_plugin_named_by_run_says_why(plugin_site, tmp_path):

@@ -22,7 +22,7 @@ EXAMPLES = {
     "dialectbench.data.source": 2,
     "dialectbench.data.catalogue": 2,
     "dialectbench.analysis.reference": 3,
-    "dialectbench.metrics.signature": 2,
+    "dialectbench.metrics.signature": 4,
     "dialectbench.report": 0,
 }
 

@@ -17,7 +17,7 @@ from dialectbench.data.examples import TextExample
 from dialectbench.runner import Store, build_plan, run
 from dialectbench.runner.flags import evaluation_flags, flag_text, shared_labels
 
-run_mod = importlib.import_module("dialectbench.runner.run")
+run_mod = importlib.import_module("dialectbench.runner.orchestrate")
 
 
 def _texts(prefix: str, labels: Sequence[str]) -> list[TextExample]:

@@ -193,6 +193,10 @@ def test_model_args_batch_size_and_device_for_hf_causal():
         icl_options("hf-causal:org/m", model_args="revison=v1")
     with pytest.raises(OptionError, match="icl backends"):
         icl_options("baseline", model_args="dtype=float32")
+    # any other backend that declares options takes them (a value read as bool/int/float/text)
+    assert icl_options("mbert", model_args="precision=bf16,verbose=true") == {"precision": "bf16", "verbose": True}
+    with pytest.raises(OptionError, match="--gen-kwargs apply to the icl backends"):
+        icl_options("mbert", gen_kwargs="temperature=0")
 
 
 def test_loglikelihood_scores_carry_acc_norm_stderr_and_samples_jsonl(server, tmp_path):

@@ -24,7 +24,7 @@ DRIVER = f"""
 import importlib, sys
 sys.path.insert(0, {str(TESTS)!r})
 from runner_fakes import FakeBackend, FakeSource
-module = importlib.import_module("dialectbench.runner.run")
+module = importlib.import_module("dialectbench.runner.orchestrate")
 module._open_source = lambda data_dir: FakeSource()
 module._get_backend = lambda model: FakeBackend()
 from dialectbench.cli.main import app

@@ -28,7 +28,7 @@ from dialectbench.runner.flags import (
     skewed_predictions,
 )
 
-run_mod = importlib.import_module("dialectbench.runner.run")
+run_mod = importlib.import_module("dialectbench.runner.orchestrate")
 
 
 def _texts(prefix: str, labels: Sequence[str]) -> list[TextExample]:

@@ -20,7 +20,7 @@ from dialectbench.runner import InProcessExecutor, run
 from dialectbench.runner import progress as prog
 from dialectbench.runner.local_executor import NoEvents, ProcessExecutor
 from dialectbench.runner.local_executor import drive as drive_groups
-from dialectbench.runner.run import _weigh_fits
+from dialectbench.runner.orchestrate import _weigh_fits
 
 
 class Reporting(FakeBackend):

@@ -119,7 +119,7 @@ def test_the_cli_runs_on_ray_and_reports_the_usual_tally(tmp_path, cluster, monk
 
     from dialectbench.cli.main import app
 
-    run_mod = importlib.import_module("dialectbench.runner.run")
+    run_mod = importlib.import_module("dialectbench.runner.orchestrate")
     monkeypatch.setattr(run_mod, "_open_source", lambda data_dir: FakeSource())
     monkeypatch.setattr(run_mod, "_get_backend", lambda model: FakeBackend(0.0))
     store = tmp_path / "r.sqlite"

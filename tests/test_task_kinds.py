@@ -145,3 +145,115 @@ def test_the_formality_example_runs_end_to_end_through_the_cli(tmp_path):
     reported = _cli("report", "--store", str(store), "-o", str(tmp_path / "rep"), "--catalogue", catalogue, env=env)
     assert reported.returncode == 0, reported.stderr
     assert "formality" in (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+
+
+def _conllu(sentences: list[list[tuple[str, str]]]) -> str:
+    """CoNLL-U of (word, tag) sentences: a flat tree (every word headed by the first), as a tagger reads it."""
+    blocks = []
+    for n, words in enumerate(sentences):
+        rows = [f"{i}\t{w}\t{w}\t{t}\t_\t_\t{0 if i == 1 else 1}\t{'root' if i == 1 else 'dep'}\t_\t_"
+                for i, (w, t) in enumerate(words, 1)]
+        blocks.append(f"# sent_id = s{n}\n" + "\n".join(rows) + "\n")
+    return "\n".join(blocks) + "\n"
+
+
+def _tagging_task(tmp_path: Path, labels: str = "[INTJ, DET, ADJ, NOUN, VERB, PUNCT]") -> Path:
+    """A tagging task of our own (coarse word classes) for English and Scottish English, built here."""
+    dets = {"english": ["the", "a"], "english (a:scotland)": ["the", "yon"]}
+    adjs = {"english": ["little", "big"], "english (a:scotland)": ["wee", "muckle"]}
+    nouns = {"english": ["child", "dog", "house"], "english (a:scotland)": ["bairn", "dug", "hoose"]}
+    verbs = ["sleeps", "runs"]
+    entries = []
+    for variety, short in (("english", "en"), ("english (a:scotland)", "sco")):
+        och = [("och", "INTJ")] if short == "sco" else []  # a tag English never has
+        sents = [[*och, (d, "DET"), (a, "ADJ"), (n, "NOUN"), (v, "VERB"), (".", "PUNCT")]
+                 for d in dets[variety] for a in adjs[variety] for n in nouns[variety] for v in verbs]
+        (tmp_path / f"{short}-train.conllu").write_text(_conllu(sents[::2]), encoding="utf-8")
+        (tmp_path / f"{short}-test.conllu").write_text(_conllu(sents[1::2]), encoding="utf-8")
+        entries.append(f"""  - variety: {variety}
+    dataset: words
+    format: conllu
+    splits:
+      train: [{{file: {{path: {short}-train.conllu}}}}]
+      test: [{{file: {{path: {short}-test.conllu}}}}]
+""")
+    path = tmp_path / "wordclass.yaml"
+    path.write_text(f"""task: wordclass
+new_task:
+  kind: tagging
+  name: Coarse word classes
+  metric: f1
+  labels: {labels}
+  settings: [in-variety, zero-shot]
+description: coarse word classes (a test's own sentences)
+datasets:
+  words: {{name: word classes, licence: CC0-1.0, citation: dialectbench tests}}
+entries:
+{"".join(entries)}""", encoding="utf-8")
+    return path
+
+
+@pytest.mark.usefixtures("forget_user_catalogues")
+def test_a_declared_tagging_task_checks_its_tags_against_the_label_set(tmp_path):
+    cat, problems = user_catalogue.validate_file(_tagging_task(tmp_path))
+    assert problems == [] and cat.task_spec().protocol.name == "tagging"
+    _, problems = user_catalogue.validate_file(_tagging_task(tmp_path, "[INTJ, DET, NOUN, VERB, PUNCT]"))
+    assert problems and all(re.match(r".*wordclass\.yaml:\d+: .*label\(s\) 'ADJ' not in the task's labels", p)
+                            for p in problems), problems
+
+
+def test_a_declared_tagging_task_runs_end_to_end_with_the_crf_baseline(tmp_path):
+    """A task of the tagging kind, declared in YAML alone: trained by the CRF (the baseline of its kind),
+    scored by UPOS F1, and flagged like POS (its kind's flags, not an id's)."""
+    env = {**os.environ, "PYTHONPATH": str(SRC.parent), "COLUMNS": "200"}
+    env.pop(user_catalogue.ENV_CATALOGUE, None)
+    catalogue = str(_tagging_task(tmp_path))
+    ran = _cli("run", "--catalogue", catalogue, "-t", "wordclass", "--out", str(tmp_path / "out"), env=env)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    exported = _cli("results", "export", "--store", str(tmp_path / "out" / "results.sqlite"), "-f", "csv", "--all",
+                    env=env)
+    assert exported.returncode == 0, exported.stderr
+    rows = list(csv.DictReader(io.StringIO(exported.stdout)))
+    assert {(r["variety"], r["setting"]) for r in rows} == {
+        ("english", "in-variety"), ("english", "zero-shot"), ("english (a:scotland)", "in-variety"),
+        ("english (a:scotland)", "zero-shot")}
+    assert {(r["task"], r["metric"], r["n"]) for r in rows} == {("wordclass", "f1", "12")}
+    by = {(r["variety"], r["setting"]): r for r in rows}
+    assert by[("english", "in-variety")]["signature"].startswith("pos-f1|")  # scored as POS is
+    # zero-shot, trained on English, which never tags INTJ: every Scottish sentence has it, 1 token in 6
+    # (a tagging kind's unseen_labels flag, with the token share)
+    assert ("100.0% of test examples (16.7% of tokens) have labels unseen in training (INTJ)"
+            in by[("english (a:scotland)", "zero-shot")]["flags"])
+    assert "unseen" not in by[("english (a:scotland)", "in-variety")]["flags"]
+
+
+def test_a_declared_multiple_choice_task_runs_with_the_option_overlap_baseline(tmp_path):
+    """A multiple-choice task declared in YAML alone (the sample suite's own Belebele-style records, copied
+    here): trained by the option-overlap baseline of its kind and scored as MRC is (macro F1 over options)."""
+    sample = SRC / "data" / "sample" / "mrc"
+    for split in ("train", "test"):
+        shutil.copy(sample / f"eng_Latn-{split}.json", tmp_path / f"{split}.json")
+    path = tmp_path / "quiz.yaml"
+    path.write_text("""task: quiz
+new_task: {kind: multiple-choice, name: Quiz, metric: macro_f1}
+description: a quiz
+datasets:
+  q: {name: q, licence: CC0-1.0, citation: dialectbench sample suite}
+entries:
+  - variety: english
+    dataset: q
+    format: multiple_choice
+    splits:
+      train: [{file: {path: train.json}}]
+      test: [{file: {path: test.json}}]
+""", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(SRC.parent), "COLUMNS": "200"}
+    env.pop(user_catalogue.ENV_CATALOGUE, None)
+    ran = _cli("run", "--catalogue", str(path), "-t", "quiz", "--out", str(tmp_path / "out"), env=env)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    exported = _cli("results", "export", "--store", str(tmp_path / "out" / "results.sqlite"), "-f", "csv", "--all",
+                    env=env)
+    rows = list(csv.DictReader(io.StringIO(exported.stdout)))
+    assert [(r["task"], r["variety"], r["setting"], r["metric"]) for r in rows] == [
+        ("quiz", "english", "in-variety", "macro_f1")]
+    assert rows[0]["signature"].startswith("multiple-choice|classification|primary:macro_f1|sklearn")

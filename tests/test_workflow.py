@@ -18,7 +18,7 @@ from dialectbench.runner import RunError, Store, run
 from dialectbench.runner.options import LimitedSource, OptionError, RunOptions
 from dialectbench.runner.results_file import all_metrics
 
-run_mod = importlib.import_module("dialectbench.runner.run")
+run_mod = importlib.import_module("dialectbench.runner.orchestrate")
 
 
 @pytest.fixture
@@ -388,6 +388,36 @@ def test_real_metric_signatures_parse():
     assert Signature.from_string("a:1|a:2|b", "m").options == {"a": ["1", "2"]}
     assert Signature.from_string("", "m").as_dict() == {"name": "m", "library": None, "version": None,
                                                         "options": {}, "components": []}
+
+
+def test_every_metric_builds_its_signature_as_the_object_its_stored_string_reads_back_as():
+    """Each metric builds a Signature (no string parsed); reading the stored string back (`from_string`,
+    with the installed versions) gives the same object, so an old store and a new score agree."""
+    from dialectbench.metrics import score_task
+    from dialectbench.metrics.classification import classification_scores, multiple_choice_accuracy
+    from dialectbench.metrics.generation import bleu, chrf
+    from dialectbench.metrics.parsing import attachment_scores
+    from dialectbench.metrics.qa import squad_scores
+    from dialectbench.metrics.signature import LIBRARIES, Signature, library_version
+    from dialectbench.metrics.speech import wer
+    from dialectbench.metrics.tagging import entity_f1, pos_scores
+
+    class Mc:
+        answer = 1
+
+    results = [bleu(["the cat sat"], ["the cat sat"]), chrf(["the cat"], ["the cat"]),
+               classification_scores(["a", "b"], ["a", "a"], primary="macro"),
+               multiple_choice_accuracy([0, 1], [0, 0]), score_task("mrc", [Mc(), Mc()], [1, 0]),
+               attachment_scores([[0, 1]], [["root", "x"]], [[0, 1]], [["root", "x"]], gold_upos=[["X", "X"]]),
+               squad_scores([["a b"]], ["a"]), pos_scores([["X"]], [["X"]]), pos_scores([["X"]], [["X"]], f1="micro"),
+               entity_f1([["B-PER", "O"]], [["B-PER", "O"]]), wer(["a b"], ["a c"])]
+    versions = {dist: library_version(lib) for lib, dist in LIBRARIES.items()}
+    for res in results:
+        sig = res.signature_object
+        assert isinstance(sig, Signature) and str(sig) == res.signature and sig.metric == res.metric
+        assert sig == Signature.from_string(res.signature, res.metric, library_versions=versions,
+                                            package_version=library_version("dialectbench")), res.signature
+    assert results[4].signature.startswith("multiple-choice|classification|primary:macro_f1|sklearn")
 
 
 def test_stored_scores_and_job_keys_are_unchanged_by_the_results_file(small_run, tmp_path):

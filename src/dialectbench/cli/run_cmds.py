@@ -259,7 +259,8 @@ LIMIT_FIRST_OPT = typer.Option(False, "--limit-first", help="With --limit: the f
 MODEL_OPT = typer.Option("baseline", "--model", "-m", help="baseline (CPU, offline), a preset, hf:<id>, "
                          "hf-causal:<id> or llm:<URL>; see `dialectbench models`.", rich_help_panel=_MOD)
 MODEL_ARGS_OPT = typer.Option(None, "--model-args", help="key=value,... (hf-causal: dtype, revision, "
-                              "trust_remote_code, prefix_cache; llm: model, timeout, retries).", rich_help_panel=_MOD)
+                              "trust_remote_code, prefix_cache; llm: model, timeout, retries; a plugin: the options "
+                              "`dialectbench models` lists).", rich_help_panel=_MOD)
 DEVICE_OPT = typer.Option(None, "--device", help="cuda, cuda:1 or cpu (default: cuda when available).",
                           rich_help_panel=_MOD)
 BATCH_SIZE_OPT = typer.Option(None, "--batch-size", min=1, help="hf: training batch; hf-causal: inference "
@@ -334,7 +335,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             chat_template: bool | None = CHAT_TEMPLATE_OPT, system_prompt: str | None = SYSTEM_PROMPT_OPT,
             output_path: Path | None = OUTPUT_PATH_OPT, fmt: Format = RUN_FORMAT_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
-    from dialectbench.runner.options import OptionError, RunOptions, icl_options
+    from dialectbench.runner.options import OptionError, RunOptions, check_declared, icl_options, run_flags
 
     if varieties and clusters:
         fail("give --varieties or --clusters, not both")
@@ -355,6 +356,10 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
                              "log_samples": log_samples or None, "k_shots": num_fewshot,
                              "chat_template": chat_template, "system_prompt": system_prompt, **parsed}.items()
            if v is not None}
+    try:  # before any backend loads: an option it does not declare, named by its run flag
+        check_declared(model, icl, run_flags(gen_kwargs=gen_kwargs, model_args=model_args))
+    except OptionError as err:
+        fail(str(err))
     rerun = rerun or rescore
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None

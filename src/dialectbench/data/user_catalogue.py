@@ -18,7 +18,7 @@ does not have. File paths are relative to the YAML file's folder.
           test: [{file: {path: yorkshire/test.tsv}}]
 
 A file may also declare a task of its own, of a kind the package already has (tasks/kinds.py: classification,
-pair-classification): `task:` names it, `new_task:` says the rest, and run, results, analyze and report
+pair-classification, tagging, entity-tagging, multiple-choice): `task:` names it, `new_task:` says the rest, and run, results, analyze and report
 treat it like a packaged task.
 
     task: formality
@@ -452,13 +452,23 @@ def _label_problems(path: Path, node: Any, cat: UserTaskCatalogue, i: int, split
     spec = cat.task_spec()
     if spec is None or not spec.labels:
         return []
-    other = sorted({str(ex.label) for ex in examples if hasattr(ex, "label")} - set(spec.labels))
+    other = sorted({x for ex in examples for x in _labels_of(spec.kind, ex)} - set(spec.labels))
     if not other:
         return []
     where = _where(path, node, ("entries", i, "splits", split))
     message = (f"{where}: {shown(cat.entries[i].variety, quote=False)} {split}: label(s) "
                f"{', '.join(map(repr, other))} not in the task's labels ({', '.join(spec.labels)})")
     return [message]
+
+
+def _labels_of(kind: str, example: Any) -> tuple[str, ...]:
+    """The labels of one example that a declared task's label set covers: its class (classification), its
+    UPOS tags (tagging), its entity types, BIO prefix dropped and `O` left out (entity tagging)."""
+    if kind == "tagging":
+        return tuple(map(str, getattr(example, "upos", ())))
+    if kind == "entity-tagging":
+        return tuple(str(t).split("-", 1)[-1] for t in getattr(example, "tags", ()) if t != "O")
+    return (str(example.label),) if hasattr(example, "label") else ()
 
 
 def _part_problems(path: Path, node: Any, e: Any, loc: tuple[Any, ...], part: Any) -> list[str]:

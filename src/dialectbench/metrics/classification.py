@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
 from dialectbench.metrics.result import MetricResult, check_lengths, pct
+from dialectbench.metrics.signature import Signature
 
 AVERAGES = ("accuracy", "macro", "weighted", "micro")
 
@@ -47,8 +48,9 @@ def _name(primary: str) -> str:
     return "accuracy" if primary == "accuracy" else f"{primary}_f1"
 
 
-def _sig(primary: str) -> str:
-    return f"classification|primary:{_name(primary)}|sklearn|zero_division:0"
+def _sig(primary: str) -> Signature:
+    return Signature.build(_name(primary), "classification", ("primary", _name(primary)), "sklearn",
+                           ("zero_division", 0), library="sklearn")
 
 
 def multiple_choice_accuracy(gold_indices: Sequence[int], pred_indices: Sequence[int], *,
@@ -58,4 +60,5 @@ def multiple_choice_accuracy(gold_indices: Sequence[int], pred_indices: Sequence
     res = classification_scores([int(g) for g in gold_indices], [int(p) for p in pred_indices],
                                 primary=primary)
     return MetricResult(res.metric, res.score, res.per_example,
-                        f"multiple-choice|primary:{res.metric}|sklearn", res.extra)
+                        Signature.build(res.metric, "multiple-choice", ("primary", res.metric), "sklearn",
+                                        library="sklearn"), res.extra)

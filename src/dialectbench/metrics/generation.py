@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from sacrebleu.metrics import BLEU, CHRF
 
 from dialectbench.metrics.result import MetricResult, check_lengths
+from dialectbench.metrics.signature import Signature
 
 
 def _refs(references: Sequence[str] | Sequence[Sequence[str]]) -> list[list[str]]:
@@ -26,7 +27,7 @@ def bleu(references: Sequence[str] | Sequence[Sequence[str]], hypotheses: Sequen
     metric = BLEU(tokenize=tokenize, lowercase=lowercase)
     res = metric.corpus_score(hyps, refs)
     chrf_res = chrf(references, hypotheses)
-    return MetricResult("bleu", float(res.score), None, str(metric.get_signature()),
+    return MetricResult("bleu", float(res.score), None, Signature.from_sacrebleu(metric.get_signature(), "bleu"),
                         {"chrf": chrf_res.score, "chrf_signature": chrf_res.signature,
                          "bp": res.bp, "precisions": list(res.precisions), "sys_len": res.sys_len,
                          "ref_len": res.ref_len})
@@ -38,5 +39,5 @@ def chrf(references: Sequence[str] | Sequence[Sequence[str]], hypotheses: Sequen
     check_lengths(references, hypotheses, "hypotheses")
     metric = CHRF(word_order=word_order)
     res = metric.corpus_score(list(hypotheses), _refs(references))
-    return MetricResult("chrf" if word_order == 0 else "chrf++", float(res.score), None,
-                        str(metric.get_signature()), {})
+    name = "chrf" if word_order == 0 else "chrf++"
+    return MetricResult(name, float(res.score), None, Signature.from_sacrebleu(metric.get_signature(), name), {})

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dialectbench.metrics.result import MetricResult, check_lengths, pct
+from dialectbench.metrics.signature import Signature
 
 
 def _universal(rel: str) -> str:
@@ -56,7 +57,7 @@ def attachment_scores(gold_heads: Sequence[Sequence[int]], gold_rels: Sequence[S
     uas = pct(arr[:, 0].sum() / total) if total else float("nan")
     las = pct(arr[:, 1].sum() / total) if total else float("nan")
     per = [u / n if n else float("nan") for u, _, n in stats]
-    sig = (f"uas|punct:{'excluded' if exclude_punct else 'included'}|"
-           f"deprel:{'full' if deprel_subtypes else 'universal'}|pooled:words")
+    sig = Signature.build("uas", "uas", ("punct", "excluded" if exclude_punct else "included"),
+                          ("deprel", "full" if deprel_subtypes else "universal"), ("pooled", "words"))
     return MetricResult("uas", uas, per, sig,
                         {"las": las, "n_words": int(total), "stats": [list(s) for s in stats]})

@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from dialectbench.metrics.result import MetricResult, check_lengths, pct
+from dialectbench.metrics.signature import Signature
 
 # ISO 639-1/3 codes of languages usually written without word spaces.
 CHAR_LANGUAGES = frozenset({"zh", "zho", "cmn", "yue", "lzh", "wuu", "hak", "nan", "gan", "ja", "jpn",
@@ -83,5 +84,5 @@ def squad_scores(gold_answers: Sequence[Sequence[str]], predictions: Sequence[st
     n = len(f1s)
     f1 = pct(sum(f1s) / n) if n else float("nan")
     em = pct(sum(ems) / n) if n else float("nan")
-    sig = f"squad-f1|norm:squad-v1.1|tokens:{seg}|max-over-golds"
+    sig = Signature.build("f1", "squad-f1", ("norm", "squad-v1.1"), ("tokens", seg), "max-over-golds")
     return MetricResult("f1", f1, f1s, sig, {"exact_match": em, "per_example_em": ems, "segmentation": seg})

@@ -20,20 +20,21 @@ class MetricResult:
     None when the metric has no per-example decomposition (BLEU, chrF, macro F1). Corpus figures that pool
     counts (UAS, WER) are not the mean of `per_example`; their per-example sufficient statistics are in
     `extra["stats"]` (rows of counts, see each metric) so bootstrap intervals can resample them.
-    `signature` names the metric and every option that changes the number; compare two scores only when
-    their signatures match.
+    `signature_object` names the metric and every option that changes the number (the metric builds it,
+    metrics/signature.py); `signature` is its string, the one stored. Compare two scores only when their
+    signatures match.
     """
 
     metric: str
     score: float
     per_example: list[float] | None = None
-    signature: str = ""
+    signature_object: Signature | str = ""  # a string (a plugin's own metric) is read into the object
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def signature_object(self) -> Signature:
-        """The signature as an object (metric, library, version, options); `str()` of it is `signature`."""
-        return Signature.from_string(self.signature, self.metric)
+    def signature(self) -> str:
+        """The signature string stored with the score: `str(signature_object)`."""
+        return str(self.signature_object)
 
     @property
     def higher_is_better(self) -> bool:
@@ -41,6 +42,8 @@ class MetricResult:
         return self.metric not in LOWER_IS_BETTER
 
     def __post_init__(self) -> None:
+        if isinstance(self.signature_object, str):  # frozen: set once, here
+            object.__setattr__(self, "signature_object", Signature.from_string(self.signature_object, self.metric))
         if self.score != self.score:  # NaN is allowed (empty input) but never silently: say so in extra
             self.extra.setdefault("note", "undefined (no scorable items)")
 

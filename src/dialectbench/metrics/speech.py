@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import jiwer
 
 from dialectbench.metrics.result import MetricResult, check_lengths, pct
+from dialectbench.metrics.signature import Signature
 
 NORMALIZATIONS = ("none", "basic")
 
@@ -54,7 +55,7 @@ def _error_rate(kind: str, references: Sequence[str], hypotheses: Sequence[str],
     total_n = sum(s[1] for s in stats)
     corpus = pct(total_err / total_n) if total_n else float("nan")
     mean = pct(sum(per) / len(per)) if per else float("nan")
-    sig = f"{kind}|jiwer|norm:{normalization}|pooling:{pooling}"
+    sig = Signature.build(kind, kind, "jiwer", ("norm", normalization), ("pooling", pooling), library="jiwer")
     return MetricResult(kind, corpus if pooling == "corpus" else mean, per, sig,
                         {"corpus": corpus, "mean_utterance": mean, "stats": stats})
 

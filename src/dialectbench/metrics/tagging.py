@@ -23,6 +23,7 @@ from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2, Entities
 
 from dialectbench.metrics.result import MetricResult, check_lengths, pct
+from dialectbench.metrics.signature import Signature
 
 SCHEMES = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BIOES": IOBES,
            "BILOU": BILOU}
@@ -56,9 +57,10 @@ def pos_scores(golds: Sequence[Sequence[str]], preds: Sequence[Sequence[str]], *
         with warnings.catch_warnings():  # UPOS tags are "not NE tags" to seqeval; that is the point here
             warnings.simplefilter("ignore")
             score = pct(seqeval_f1(g, p)) if n else float("nan")
-        sig = "pos-f1|seqeval:default-mode-on-raw-upos (DialectBench)|accuracy:token"
+        sig = Signature.build("f1", "pos-f1", ("seqeval", "default-mode-on-raw-upos (DialectBench)"),
+                              ("accuracy", "token"), library="seqeval")
     elif f1 == "micro":
-        score, sig = acc, "pos-f1|micro-over-tokens (= accuracy)"
+        score, sig = acc, Signature.build("f1", "pos-f1", "micro-over-tokens (= accuracy)")
     else:
         raise ValueError(f"unknown POS f1 {f1!r}; choose 'seqeval' (the paper's) or 'micro'")
     per = [c / k if k else float("nan") for c, k in stats]
@@ -113,7 +115,8 @@ def entity_f1(golds: Sequence[Sequence[str]], preds: Sequence[Sequence[str]], *,
     prec = tp / npred if npred else 0.0  # seqeval's zero_division behaviour: 0, not undefined
     rec = tp / ngold if ngold else 0.0
     f1 = (2 * prec * rec / (prec + rec) if prec + rec else 0.0) if g else float("nan")
-    sig = f"entity-f1|seqeval|mode:{mode}|scheme:{scheme if strict else 'conll-lenient'}|avg:micro"
+    sig = Signature.build("f1", "entity-f1", "seqeval", ("mode", mode),
+                          ("scheme", scheme if strict else "conll-lenient"), ("avg", "micro"), library="seqeval")
     return MetricResult("f1", pct(f1), None, sig,
                         {"precision": pct(prec), "recall": pct(rec), "stats": [list(s) for s in stats],
                          "accuracy": pct(accuracy_score(g, p)) if g else float("nan")})

@@ -85,7 +85,7 @@ def _mrc(golds, preds, **kw) -> MetricResult:
     kw.setdefault("primary", "macro")
     res = classification_scores([int(a) for a in _field(golds, "answer", "mrc")],
                                 [int(p) for p in preds], **kw)
-    return MetricResult(res.metric, res.score, res.per_example, "multiple-choice|" + res.signature,
+    return MetricResult(res.metric, res.score, res.per_example, res.signature_object.prefixed("multiple-choice"),
                         res.extra)
 
 

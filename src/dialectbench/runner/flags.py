@@ -45,6 +45,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dialectbench.data.overlap import MAX_OVERLAP
+from dialectbench.tasks import TASKS
 
 FLAGS_KEY = "flags"
 ONE_LABEL_MIN = 10  # `one_label` needs this many predictions: fewer can share a label by chance
@@ -68,11 +69,19 @@ def label_of(example: Any) -> str | None:
     return None
 
 
+def _kind(task: str) -> str:
+    """The kind of `task` ("" for none: a caller that names no task, or one no catalogue declares), so that
+    a declared tagging task is flagged like POS and an entity-tagging one like NER."""
+    return TASKS[task].kind if task in TASKS else ""
+
+
 def tags_of(example: Any, task: str) -> tuple[str, ...]:
-    """The gold tags of a tagging example: UPOS for POS, entity types (BIO prefix dropped) for NER."""
-    if task == "pos" and hasattr(example, "upos"):
+    """The gold tags of a tagging example: UPOS for POS (tagging), entity types (BIO prefix dropped) for NER
+    (entity tagging)."""
+    kind = _kind(task)
+    if kind == "tagging" and hasattr(example, "upos"):
         return tuple(example.upos)
-    if task == "ner" and hasattr(example, "tags"):
+    if kind == "entity-tagging" and hasattr(example, "tags"):
         return tuple(t.split("-", 1)[-1] for t in example.tags if t != "O")
     return ()
 
@@ -95,7 +104,7 @@ def _unseen_tags(train_tags: Counter, golds: Sequence[Any], task: str) -> dict[s
 def entity_type_gap(train_tags: Counter, golds: Sequence[Any], task: str) -> str:
     """Why a NER job cannot be scored ("" when it can): its training data and test set share no entity
     type, so every gold entity is missed whatever the model does (a label-mapping gap in the catalogue)."""
-    if task != "ner" or not train_tags:
+    if _kind(task) != "entity-tagging" or not train_tags:
         return ""
     gold = set(tag_counts(golds, task))
     if not gold or gold & set(train_tags):
@@ -116,7 +125,8 @@ def skewed_predictions(golds: Sequence[Any], predictions: Sequence[Any], task: s
     pairs = [(g, p) for g, p in zip(golds, predictions) if isinstance(p, (str, int, list, tuple))]
     if len(pairs) < ONE_LABEL_MIN:
         return None
-    if task == "ner":
+    kind = _kind(task)
+    if kind == "entity-tagging":
         gold = [t for g, _ in pairs for t in getattr(g, "tags", ())]
         pred = [t for _, p in pairs if isinstance(p, (list, tuple)) for t in p]
         if not gold or not pred:
@@ -127,20 +137,20 @@ def skewed_predictions(golds: Sequence[Any], predictions: Sequence[Any], task: s
             return None
         return {"kind": "entity_rate", "predicted_rate": round(p_rate, 4), "gold_rate": round(g_rate, 4),
                 "bound": round(200 * min(p_rate, g_rate) / (p_rate + g_rate), 2), "n": len(pairs)}
-    if task == "pos":
+    if kind == "tagging":
         gold_c = Counter(t for g, _ in pairs for t in getattr(g, "upos", ()))
         pred_c = Counter(str(t) for _, p in pairs if isinstance(p, (list, tuple)) for t in p)
-        kind = "tag_shares"
+        shares = "tag_shares"
     else:
         gold_c = Counter(x for x in (label_of(g) for g, _ in pairs) if x is not None)
         pred_c = Counter(str(p) for _, p in pairs if isinstance(p, (str, int)))
-        kind = "class_shares"
+        shares = "class_shares"
     if len(gold_c) < 2 or not pred_c:
         return None
     distance = _tvd(pred_c, gold_c)
     if distance <= MAX_SHARE_DISTANCE:
         return None
-    return {"kind": kind, "distance": round(distance, 4), "bound": round(100 * (1 - distance), 2), "n": len(pairs)}
+    return {"kind": shares, "distance": round(distance, 4), "bound": round(100 * (1 - distance), 2), "n": len(pairs)}
 
 
 def label_meanings_gap(train: Sequence[tuple[str, bool]], test: tuple[str, bool] | None) -> dict[str, Any] | None:

@@ -15,7 +15,10 @@ What each backend does with them:
     --device D           cpu only                                   cuda, cuda:1, cpu...
 
 hf-causal: takes --batch-size (inference batch) and --device; `--gen-kwargs` and `--model-args` are the icl
-backends' (lm-evaluation-harness's `key=value,...` strings, parsed by `icl_options`).
+backends' (lm-evaluation-harness's `key=value,...` strings, parsed by `icl_options`). Any other backend but
+the baseline (a plugin's, hf's) takes `--model-args` for the options its registry entry declares, each value
+read as a boolean, an int, a float or else text. An option the backend does not declare is an error that
+names the run flag it came from (`--concurrency`, `--model-args top`), not the Python keyword.
 
 A time cap makes results depend on machine speed; it is keyed so that such results stay apart.
 """
@@ -38,6 +41,14 @@ MODEL_ARGS: dict[str, dict[str, type]] = {
     "hf-causal": {"dtype": str, "revision": str, "trust_remote_code": bool, "prefix_cache": bool},
     "llm": {"model": str, "timeout": float, "retries": int},
 }
+# the run flag each backend option is given by (icl_options' keys: see `run_flags`)
+RUN_FLAGS = {"mode": "--mode", "concurrency": "--concurrency", "max_invalid": "--max-invalid",
+             "job_budget_s": "--job-budget", "cache_only": "--rescore", "log_samples": "--log-samples",
+             "k_shots": "--num-fewshot", "chat_template": "--chat-template", "system_prompt": "--system-prompt",
+             "device": "--device", "batch_size": "--batch-size"}
+# options set from other flags (RunOptions.backend_options), named so in the list of what a backend takes
+_SET_BY = {"parser": "--epochs, --max-train-minutes", "overrides": "--epochs, --batch-size, --max-train-minutes",
+           "crf": ""}
 
 
 class OptionError(ValueError):
@@ -165,18 +176,74 @@ def parse_kwargs(text: str, option: str, kinds: dict[str, type], aliases: dict[s
     return out
 
 
+class _Literal:
+    """A declared option's value from --model-args: true/false, an int, a float, else the text itself (an
+    entry declares option names, not types)."""
+
+    __name__ = "value"
+
+    def __new__(cls, text: str) -> Any:  # type: ignore[misc]
+        if text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        for kind in (int, float):
+            try:
+                return kind(text)
+            except ValueError:
+                pass
+        return text
+
+
 def icl_options(model: str, *, gen_kwargs: str | None = None, model_args: str | None = None) -> dict[str, Any]:
-    """Backend options from --gen-kwargs and --model-args for an icl backend (llm:, hf-causal:)."""
+    """Backend options from --gen-kwargs (the icl backends, llm: and hf-causal:) and --model-args (the icl
+    backends' typed keys; any other backend but the baseline: the options its registry entry declares)."""
+    from dialectbench.backends.registry import entry
+
     kind = _kind(model)
-    if (gen_kwargs or model_args) and kind not in MODEL_ARGS:
-        given = " and ".join(o for o, v in (("--gen-kwargs", gen_kwargs), ("--model-args", model_args)) if v)
-        raise OptionError(f"{given} apply to the icl backends (llm:, hf-causal:), not to {model!r}")
+    found = entry(model) if kind not in MODEL_ARGS else None
+    declared = tuple(found.options or ()) if found is not None and kind != "baseline" else ()
+    if gen_kwargs and kind not in MODEL_ARGS:
+        raise OptionError(f"--gen-kwargs apply to the icl backends (llm:, hf-causal:), not to {model!r}")
+    if model_args and kind not in MODEL_ARGS and not declared:
+        raise OptionError(f"--model-args apply to the icl backends (llm:, hf-causal:) and to a backend that "
+                          f"declares options (`dialectbench models`), not to {model!r}")
     out = parse_kwargs(gen_kwargs, "--gen-kwargs", GEN_KWARGS, GEN_ALIASES) if gen_kwargs else {}
     if model_args:
-        out.update(parse_kwargs(model_args, "--model-args", MODEL_ARGS[kind]))
+        kinds = MODEL_ARGS[kind] if kind in MODEL_ARGS else dict.fromkeys(declared, _Literal)
+        out.update(parse_kwargs(model_args, "--model-args", kinds))  # type: ignore[arg-type]
     if out.get("max_tokens", 1) < 1 or out.get("temperature", 0.0) < 0:
         raise OptionError("--gen-kwargs: max_tokens must be at least 1 and temperature at least 0")
     return out
+
+
+def run_flags(*, gen_kwargs: str | None = None, model_args: str | None = None) -> dict[str, str]:
+    """Each backend option's run flag, for an error that names what was typed: the fixed flags
+    (RUN_FLAGS), then `--gen-kwargs KEY` and `--model-args KEY` for the keys those strings give."""
+    def keys(text: str | None) -> list[str]:
+        return [part.partition("=")[0].strip() for part in (text or "").split(",") if part.strip()]
+
+    return {**RUN_FLAGS, **{GEN_ALIASES.get(k, k): f"--gen-kwargs {k}" for k in keys(gen_kwargs)},
+            **{k: f"--model-args {k}" for k in keys(model_args)}}
+
+
+def check_declared(model: str, options: dict[str, Any], flags: dict[str, str]) -> None:
+    """OptionError when the registry entry of `model` declares options and `options` holds one it does
+    not; the message names the run flags (`flags`: option -> flag) and what the backend takes. --log-samples
+    is left out: the runner logs the predictions of a backend that has no prompts to log."""
+    from dialectbench.backends.registry import entry
+
+    found = entry(model)
+    if found is None or found.options is None:
+        return
+    unknown = [k for k in options if k not in found.options and k != "log_samples"]
+    if not unknown:
+        return
+    named = [flags.get(k, k) for k in unknown]
+    close = difflib.get_close_matches(unknown[0], found.options, n=3, cutoff=0.5)
+    hint = f"; did you mean: {', '.join(flags.get(c, '--model-args ' + c) for c in close)}?" if close else ""
+    takes = ", ".join(filter(None, (_SET_BY.get(o, flags.get(o, f"--model-args {o}")) for o in found.options)))
+    takes = takes or "none"
+    raise OptionError(f"backend {found.prefix!r} does not take the option(s) {', '.join(named)}{hint} "
+                      f"(options it takes: {takes})")
 
 
 class LimitedSource:

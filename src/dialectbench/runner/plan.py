@@ -100,8 +100,8 @@ class Source(Protocol):
     def fingerprint(self, task: str, variety: str, split: str) -> str: ...
 
 
-class Catalog(Protocol):
-    """Registry lookups the plan needs (see `RegistryCatalog`)."""
+class Catalogue(Protocol):
+    """Registry lookups the plan needs (see `RegistryCatalogue`)."""
 
     def tasks(self) -> list[str]: ...
     def expand_task(self, name: str) -> list[str]: ...
@@ -114,8 +114,8 @@ class Catalog(Protocol):
     def in_task(self, variety: str, task: str) -> bool: ...
 
 
-class RegistryCatalog:
-    """`Catalog` over `dialectbench.varieties` and `dialectbench.tasks` (the packaged registry)."""
+class RegistryCatalogue:
+    """`Catalogue` over `dialectbench.varieties` and `dialectbench.tasks` (the packaged registry)."""
 
     def __init__(self) -> None:
         from dialectbench import tasks as tasks_mod
@@ -246,12 +246,12 @@ class Plan:
         return [job for group in self.groups for job in group.jobs]
 
 
-def _resolve_tasks(catalog: Catalog, names: Sequence[str] | None) -> list[str]:
+def _resolve_tasks(catalogue: Catalogue, names: Sequence[str] | None) -> list[str]:
     if not names:
-        return catalog.tasks()
+        return catalogue.tasks()
     out: list[str] = []
     for name in names:
-        out += [t for t in catalog.expand_task(name) if t not in out]
+        out += [t for t in catalogue.expand_task(name) if t not in out]
     return out
 
 
@@ -268,10 +268,10 @@ def _resolve_settings(names: Sequence[str] | None) -> list[str]:
     return out
 
 
-def _resolve_clusters(catalog: Catalog, names: Sequence[str] | None) -> set[str] | None:
+def _resolve_clusters(catalogue: Catalogue, names: Sequence[str] | None) -> set[str] | None:
     if not names:
         return None
-    known = catalog.clusters()
+    known = catalogue.clusters()
     by_lower = {c.lower(): c for c in known}
     out = set()
     for name in names:
@@ -285,8 +285,8 @@ def _resolve_clusters(catalog: Catalog, names: Sequence[str] | None) -> set[str]
 class _Builder:
     """Collects groups (deduplicated by training set) and skips for one plan."""
 
-    def __init__(self, source: Source, catalog: Catalog, model: str, config_hash: str) -> None:
-        self.source, self.catalog, self.model, self.config_hash = source, catalog, model, config_hash
+    def __init__(self, source: Source, catalogue: Catalogue, model: str, config_hash: str) -> None:
+        self.source, self.catalogue, self.model, self.config_hash = source, catalogue, model, config_hash
         self.groups: dict[TrainingSet, Group] = {}
         self.skips: list[Skip] = []
         self._splits: dict[tuple[str, str], set[str]] = {}
@@ -305,7 +305,7 @@ class _Builder:
 
     def add(self, training: TrainingSet, variety: str, setting: str) -> None:
         group = self.groups.setdefault(training, Group(training, self.model))
-        job = Job(training.task, variety, self.catalog.cluster(variety), self.model, setting, training.label)
+        job = Job(training.task, variety, self.catalogue.cluster(variety), self.model, setting, training.label)
         if job not in group.jobs:
             group.jobs.append(job)
 
@@ -332,7 +332,7 @@ def _training_label(members: Sequence[str]) -> str:
 
 def _english_source(b: _Builder, task: str, available: list[str]) -> str | None:
     """The English training data zero-shot uses (the registry's zero-shot source, `english`)."""
-    candidates = [b.catalog.english(task), ENGLISH]
+    candidates = [b.catalogue.english(task), ENGLISH]
     for name in candidates:
         if name and name in available and "train" in b.splits(task, name):
             return name
@@ -358,7 +358,7 @@ def _plan_zero_shot(b: _Builder, task: str, evals: list[str], available: list[st
 def _icl_english(b: _Builder, task: str, available: list[str]) -> str | None:
     """The English demonstrations of `task`: the registry's zero-shot source, else the English cluster's
     representative (SD-QA has no plain `english`: Table 9 names southeast american english)."""
-    candidates = [b.catalog.english(task), ENGLISH, b.catalog.representative(b.catalog.cluster(ENGLISH), task)]
+    candidates = [b.catalogue.english(task), ENGLISH, b.catalogue.representative(b.catalogue.cluster(ENGLISH), task)]
     with_data = [name for name in candidates if name and name in available]
     return next((name for name in with_data if "train" in b.splits(task, name)), None) or \
         next((name for name in with_data if "test" in b.splits(task, name)), None)
@@ -371,10 +371,10 @@ def _plan_icl(b: _Builder, task: str, evals: list[str], available: list[str], fe
         if kind == "variety":
             source, where = v, "the variety"
         elif kind == "cluster":
-            source = b.catalog.representative(b.catalog.cluster(v), task)
+            source = b.catalogue.representative(b.catalogue.cluster(v), task)
             where = f"its cluster representative {source!r}"
             if source is None:
-                b.skip(task, v, "icl", f"cluster {b.catalog.cluster(v)} has no representative for {task} "
+                b.skip(task, v, "icl", f"cluster {b.catalogue.cluster(v)} has no representative for {task} "
                                        "(DialectBench Table 9); try --fewshot-from variety or english")
                 continue
         else:
@@ -403,7 +403,7 @@ def _plan_in_variety(b: _Builder, task: str, evals: list[str]) -> None:
 def _by_cluster(b: _Builder, varieties: list[str]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for v in varieties:
-        out.setdefault(b.catalog.cluster(v), []).append(v)
+        out.setdefault(b.catalogue.cluster(v), []).append(v)
     return out
 
 
@@ -423,13 +423,13 @@ def _cluster_training(b: _Builder, task: str, cluster: str, available: list[str]
     from dialectbench.tasks import kind_of
 
     if kind_of(task).pools_cluster:  # DId: one classifier per cluster over all its varieties (labels = varieties)
-        members = [v for v in available if b.catalog.cluster(v) == cluster]
+        members = [v for v in available if b.catalogue.cluster(v) == cluster]
         train = tuple(sorted(v for v in members if "train" in b.splits(task, v)))
         if not train:
             return f"no variety of {cluster} has a dialect-identification train split"
         pool = tuple(sorted(v for v in members if "test" in b.splits(task, v)))
         return TrainingSet(task, train, f"{cluster} (all varieties)", pool=pool)
-    rep = b.catalog.representative(cluster, task)
+    rep = b.catalogue.representative(cluster, task)
     if rep is None:
         return f"cluster {cluster} has no representative for {task} (DialectBench Table 9)"
     if rep not in available or "train" not in b.splits(task, rep):
@@ -462,13 +462,13 @@ def _select(b: _Builder, task: str, available: list[str], wanted: list[str] | No
     """The varieties of `task` to evaluate (have data and a test split), skipping the rest with a reason."""
     if wanted is not None:
         for v in wanted:
-            if v not in available and b.catalog.in_task(v, task):
+            if v not in available and b.catalogue.in_task(v, task):
                 b.skip(task, v, None, "no data for this variety in the data source")
         chosen = [v for v in available if v in wanted]
     else:
         chosen = list(available)
     if clusters is not None:
-        chosen = [v for v in chosen if b.catalog.cluster(v) in clusters]
+        chosen = [v for v in chosen if b.catalogue.cluster(v) in clusters]
     evals = []
     for v in chosen:
         if "test" in b.splits(task, v):
@@ -480,11 +480,11 @@ def _select(b: _Builder, task: str, available: list[str], wanted: list[str] | No
 
 def _note_missing(b: _Builder, task: str, available: list[str], clusters: set[str] | None) -> None:
     """One skip line for the task's registered varieties the data source has no file of."""
-    listing = getattr(b.catalog, "task_varieties", None)
+    listing = getattr(b.catalogue, "task_varieties", None)
     if listing is None or getattr(b.source, "kind", None) != "mirror":  # the sample suite is a sample
         return
     missing = [v for v in listing(task) if v not in available
-               and (clusters is None or b.catalog.cluster(v) in clusters)]
+               and (clusters is None or b.catalogue.cluster(v) in clusters)]
     if missing:
         shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
         b.skip(task, None, None, f"{len(missing)} of its varieties have no data here ({shown}): "
@@ -511,9 +511,9 @@ def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | 
         if wanted is None and clusters is None:
             b.skip(task, None, None, "no variety of this task has a test split")
         return
-    allowed = b.catalog.settings(task)
-    if not explicit:  # a catalog without defaults (a test double) runs every allowed setting
-        defaults = getattr(b.catalog, "default_settings", None)
+    allowed = b.catalogue.settings(task)
+    if not explicit:  # a catalogue without defaults (a test double) runs every allowed setting
+        defaults = getattr(b.catalogue, "default_settings", None)
         settings = [s for s in settings if s in (defaults(task) if defaults else allowed)]
     for setting in settings:
         if setting not in allowed:
@@ -587,7 +587,7 @@ def _assign_keys(b: _Builder, group: Group) -> None:
 def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None,
                varieties: Sequence[str] | None = None, clusters: Sequence[str] | None = None,
                settings: Sequence[str] | None = None, supports_icl: bool = False,
-               config: dict[str, Any] | None = None, catalog: Catalog | None = None,
+               config: dict[str, Any] | None = None, catalogue: Catalogue | None = None,
                fewshot: str | None = None, training_free: Collection[str] = (),
                cross_fit: Collection[str] = ()) -> Plan:
     """Build the jobs for `model`; `config` (backend config, seed...) is part of every job key; `fewshot`
@@ -599,13 +599,13 @@ def build_plan(source: Source, *, model: str, tasks: Sequence[str] | None = None
     if fewshot is not None and fewshot not in FEWSHOT_SOURCES:
         raise PlanError(f"unknown --fewshot-from {fewshot!r}; choose {', '.join(FEWSHOT_SOURCES)}."
                         + did_you_mean(fewshot, FEWSHOT_SOURCES))
-    catalog = catalog or RegistryCatalog()
-    task_ids = _resolve_tasks(catalog, split_names(tasks))
+    catalogue = catalogue or RegistryCatalogue()
+    task_ids = _resolve_tasks(catalogue, split_names(tasks))
     chosen_settings = _resolve_settings(split_names(settings))
     wanted_names = split_names(varieties)
-    wanted = None if wanted_names is None else [catalog.canonical(v) for v in wanted_names]
-    wanted_clusters = _resolve_clusters(catalog, split_names(clusters))
-    b = _Builder(source, catalog, model, config_hash(config or {}))
+    wanted = None if wanted_names is None else [catalogue.canonical(v) for v in wanted_names]
+    wanted_clusters = _resolve_clusters(catalogue, split_names(clusters))
+    b = _Builder(source, catalogue, model, config_hash(config or {}))
     for task in task_ids:
         _plan_task(b, task, chosen_settings, wanted, wanted_clusters, supports_icl,
                    explicit=split_names(settings) is not None, fewshot=fewshot, training_free=training_free,

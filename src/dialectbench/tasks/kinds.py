@@ -44,14 +44,15 @@ METRIC_WORDS = {"uas": "UAS", "f1": "F1", "macro_f1": "macro F1", "accuracy": "a
 
 KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("parsing", ("conllu",), "parsing", ("uas",), "parsing", trees_only=True),
-    Kind("tagging", ("conllu",), "upos", ("f1",), "tagging", metric_words="UPOS F1"),
-    Kind("entity-tagging", ("iob",), "entities", ("f1",), "tagging", metric_words="entity F1"),
+    Kind("tagging", ("conllu",), "upos", ("f1",), "tagging", metric_words="UPOS F1", user_declarable=True),
+    Kind("entity-tagging", ("iob",), "entities", ("f1",), "tagging", metric_words="entity F1",
+         user_declarable=True),
     Kind("classification", ("labelled",), "labels", ("accuracy", "macro_f1"), "classification", labelled=True,
          user_declarable=True),
     Kind("pair-classification", ("pairs",), "labels", ("accuracy", "macro_f1"), "classification",
          labelled=True, user_declarable=True),
     Kind("multiple-choice", ("multiple_choice",), "multiple-choice", ("macro_f1",), "classification",
-         answer_index=True),
+         answer_index=True, user_declarable=True),
     Kind("extractive-qa", ("squad", "goldp", "sdqa"), "squad", ("f1",), "qa", invalid_stand_in="\x00",
          metric_words="span F1"),
     Kind("translation", ("parallel",), "bleu", ("bleu",), "generation", pseudo_references=True,

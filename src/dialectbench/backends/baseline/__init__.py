@@ -127,6 +127,8 @@ class BaselineBackend(Backend):
             model = _BY_KIND.get(kind.name)
             if model is None:
                 raise UnsupportedTaskError(f"baseline backend: no baseline for {kind.name} tasks ({task!r})")
+            if model == "CRFTagger":
+                return _lazy(model)(task, seed, self.crf_config).fit(train)
             return _lazy(model)(task, seed).fit(train)
         if task in ("did", "sa", "tc"):
             return _lazy("TextClassifier")(task, seed).fit(train)
@@ -148,7 +150,8 @@ class BaselineBackend(Backend):
 
 
 # the baseline of each kind a user catalogue may declare (tasks/kinds.py `user_declarable`)
-_BY_KIND = {"classification": "TextClassifier", "pair-classification": "PairClassifier"}
+_BY_KIND = {"classification": "TextClassifier", "pair-classification": "PairClassifier", "tagging": "CRFTagger",
+            "entity-tagging": "CRFTagger", "multiple-choice": "OptionOverlap"}
 
 
 def factory(arg: str, **options: Any) -> BaselineBackend:

@@ -97,12 +97,14 @@ class _ReportingTrainer(pycrfsuite.Trainer):
 
 
 class CRFTagger(BaselineModel):
-    """POS (Sentence.upos) or NER (TaggedSentence.tags) tagger."""
+    """A tagging task's (Sentence.upos: POS) or an entity-tagging task's (TaggedSentence.tags: NER) tagger."""
 
     def __init__(self, task: str, seed: int = 0, config: CRFConfig | None = None):
+        from dialectbench.tasks import kind_of
+
         self.task, self.seed = task, seed
         self.config = config or CRFConfig()
-        self.kind = TaggedSentence if task == "ner" else Sentence
+        self.kind = TaggedSentence if kind_of(task).name == "entity-tagging" else Sentence
 
     def _words_tags(self, ex) -> tuple[Sequence[str], Sequence[str]]:
         return (ex.tokens, ex.tags) if self.kind is TaggedSentence else (ex.words, ex.upos)

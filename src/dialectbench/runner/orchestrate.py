@@ -25,7 +25,7 @@ from dialectbench.runner.options import (
     RunOptions,
     SampleLoggingBackend,
 )
-from dialectbench.runner.plan import Catalog, Group, Job, Plan, build_plan, split_names
+from dialectbench.runner.plan import Catalogue, Group, Job, Plan, build_plan, split_names
 from dialectbench.runner.store import DEFAULT_STORE, JobRecord, Store, StoreError
 
 
@@ -159,13 +159,13 @@ def _preflight(backend: Any) -> None:
 def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None = None,
         clusters: Sequence[str] | None = None, model: str = "baseline", settings: Sequence[str] | None = None,
         data_dir: str | Path | None = None, store: str | Path = DEFAULT_STORE, seed: int = 0,
-        rerun: bool = False, source: Any = None, backend: Any = None, catalog: Catalog | None = None,
+        rerun: bool = False, source: Any = None, backend: Any = None, catalogue: Catalogue | None = None,
         executor: Any = None, events: RunEvents | None = None, options: RunOptions | None = None,
         backend_options: dict[str, Any] | None = None, synthetic: Sequence[str] | None = None,
         fewshot: str | None = None) -> RunResult:
     """Plan the jobs, run the pending ones, commit each finished job to `store`; returns the tally.
 
-    `source`, `backend`, `catalog` and `executor` default to the bundled sample suite (or `data_dir`),
+    `source`, `backend`, `catalogue` and `executor` default to the bundled sample suite (or `data_dir`),
     `get_backend(model, **backend_options)`, the packaged registry and the in-process executor.
     `options` (limit, device, batch size, epochs, time cap; see options.py) join the job keys;
     `backend_options` (the icl options: mode, concurrency, max_invalid...) go to the backend as they are.
@@ -189,7 +189,7 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
     try:
         return _plan_and_execute(tasks=tasks, varieties=varieties, clusters=clusters, model=model,
                                  settings=settings, data_dir=data_dir, store=store, seed=seed, rerun=rerun,
-                                 source=source, backend=backend, catalog=catalog, executor=executor,
+                                 source=source, backend=backend, catalogue=catalogue, executor=executor,
                                  events=events, options=options, backend_options=backend_options,
                                  synthetic=synthetic, fewshot=fewshot)
     finally:
@@ -199,7 +199,7 @@ def run(*, tasks: Sequence[str] | None = None, varieties: Sequence[str] | None =
 
 
 def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, store, seed, rerun, source,
-                      backend, catalog, executor, events, options, backend_options, synthetic,
+                      backend, catalogue, executor, events, options, backend_options, synthetic,
                       fewshot) -> RunResult:
     if backend is None:  # (options only when given: tests and tools replace _get_backend(model))
         try:
@@ -224,14 +224,14 @@ def _plan_and_execute(*, tasks, varieties, clusters, model, settings, data_dir, 
     try:
         return _plan_into(db, tasks=tasks, varieties=varieties, clusters=clusters, model_name=model_name,
                           settings=settings, data_dir=data_dir, store=store, seed=seed, rerun=rerun,
-                          source=source, backend=backend, catalog=catalog, executor=executor, events=events,
+                          source=source, backend=backend, catalogue=catalogue, executor=executor, events=events,
                           options=options, synthetic=synthetic, fewshot=fewshot)
     finally:
         db.close()
 
 
 def _plan_into(db: Store, *, tasks, varieties, clusters, model_name, settings, data_dir, store, seed, rerun,
-               source, backend, catalog, executor, events, options, synthetic, fewshot) -> RunResult:
+               source, backend, catalogue, executor, events, options, synthetic, fewshot) -> RunResult:
     # the LLM backends keep their request cache in the store: attached before `config`, which may need the
     # served model id (asked of the server once, then found in the cache: --rescore asks nothing)
     backend.attach_store(db.path)
@@ -242,7 +242,7 @@ def _plan_into(db: Store, *, tasks, varieties, clusters, model_name, settings, d
     job_config = {"model": model_name, "backend": backend_config, "seed": seed, **options.key_config()}
     plan = build_plan(source, model=model_name, tasks=tasks, varieties=varieties, clusters=clusters,
                       settings=settings, supports_icl=bool(backend.supports_icl),
-                      config=job_config, catalog=catalog, fewshot=fewshot,
+                      config=job_config, catalogue=catalogue, fewshot=fewshot,
                       training_free=tuple(backend.training_free_tasks),
                       cross_fit=tuple(backend.cross_fit_tasks))
     _weigh_fits(plan, backend, options.limit)
