@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from dialectbench.interop.lm_eval_export import export_lm_eval, task_name
     from dialectbench.runner.options import RunOptions
-    from dialectbench.runner.run import run
+    from dialectbench.runner.orchestrate import run
     from dialectbench.runner.store import Store
 
     work = args.out or Path(tempfile.mkdtemp(prefix="lm_eval_parity_"))

@@ -87,7 +87,7 @@ def _lm_eval_items(results, name):
 
 @pytest.fixture(scope="module")
 def parity(tmp_path_factory):
-    from dialectbench.runner.run import run
+    from dialectbench.runner.orchestrate import run
     from dialectbench.runner.store import Store
 
     tmp = tmp_path_factory.mktemp("parity")

@@ -38,7 +38,7 @@ def export_lm_eval_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str]
                        fmt: Format = FORMAT_OPTION) -> None:
     """Write lm-evaluation-harness tasks (`lm_eval --include_path OUT --tasks dialectbench_sa`)."""
     from dialectbench.interop.lm_eval_export import ExportError, export_lm_eval
-    from dialectbench.runner.run import RunError
+    from dialectbench.runner.orchestrate import RunError
 
     use_catalogues(catalogue)
     try:

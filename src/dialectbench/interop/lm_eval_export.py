@@ -100,7 +100,7 @@ def _check_out(out: Path) -> None:
                           "which stays out of the repository: choose a folder outside it")
 
 
-class _IclCatalog:
+class _IclCatalogue:
     """The registry catalogue with `icl` allowed for every exportable task: the paper prompts SA and EQA
     in context; MRC, TC, NLI and DId get the same prompt design (Appendix I's, prompts.yaml) and demonstrations
     planned by the same rules (`--fewshot-from`'s default: English for them)."""
@@ -295,8 +295,8 @@ def export_lm_eval(out: str | Path, *, tasks: Sequence[str] | None = None,
     from dialectbench.data.user_catalogue import with_user_data
     from dialectbench.runner.local_executor import _load_training, _without_demos
     from dialectbench.runner.options import LimitedSource
-    from dialectbench.runner.plan import RegistryCatalog, build_plan, split_names
-    from dialectbench.runner.run import _open_source
+    from dialectbench.runner.orchestrate import _open_source
+    from dialectbench.runner.plan import RegistryCatalogue, build_plan, split_names
 
     out = Path(out)
     _check_out(out)
@@ -310,12 +310,12 @@ def export_lm_eval(out: str | Path, *, tasks: Sequence[str] | None = None,
     source = with_user_data(source)
     if limit is not None:
         source = LimitedSource(source, limit, seed=seed)
-    catalog = _IclCatalog(RegistryCatalog())
+    catalogue = _IclCatalogue(RegistryCatalogue())
     summary = ExportSummary(out)
     groups = []
     for task in wanted:  # DId's labels are the cluster's varieties: its demonstrations are the variety's own
         plan = build_plan(source, model="lm-eval-export", tasks=[task], varieties=varieties, clusters=clusters,
-                          settings=["icl"], supports_icl=True, catalog=catalog,
+                          settings=["icl"], supports_icl=True, catalogue=catalogue,
                           fewshot=fewshot or DEFAULT_FEWSHOT.get(task), config={"seed": seed})
         summary.skipped += [(s.task, s.variety or "-", s.reason) for s in plan.skips]
         groups += plan.groups

@@ -116,7 +116,7 @@ def _mrc_gold(doc: dict[str, Any]) -> Any:
 def import_lm_eval(path: str | Path, store: str | Path) -> list[dict[str, Any]]:
     """Store every exported task of the results under `path`; returns one row per imported score."""
     from dialectbench import __version__
-    from dialectbench.runner.run import git_hash, library_versions
+    from dialectbench.runner.orchestrate import git_hash, library_versions
     from dialectbench.runner.store import JobRecord, Store
 
     rows: list[dict[str, Any]] = []
