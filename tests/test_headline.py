@@ -149,3 +149,19 @@ def test_n_shot_and_model_identity_come_from_the_backend_config():
                                  "baseline": {"revision": None}}
     entries = [{"task": "sa", "setting": "icl", "model": "hf-causal:x", "varieties": ["a"]}]
     assert n_samples([icl, ft], entries) == {"sa": {"effective": 8, "original": None, "limit": 8}}
+
+
+@pytest.mark.parametrize("with_keys", [True, False])
+def test_report_headline_names_the_kept_out_jobs_as_the_terminal_does(store, with_keys):
+    """The report read the headline of the store's kept-in jobs only, so a leaked job's variety vanished from
+    its "left out" column while results.json and the terminal named it."""
+    from dialectbench.report.inputs import load_input
+    from dialectbench.report.model import build_data
+    from dialectbench.runner.summary import summary_tables
+
+    path, keys = store
+    terminal = dict(summary_tables(path, keys))
+    printed = {r["setting"]: r for r in terminal[next(t for t in terminal if t.startswith("Headline"))]}
+    report = {r["setting"]: r for r in build_data(load_input(path, keys=keys if with_keys else None)).headline}
+    assert "c (test overlaps training by 40.0% > 5%)" in report["in-variety"]["left out"]
+    assert report["in-variety"]["left out"] == printed["in-variety"]["left out"]

@@ -75,6 +75,7 @@ def _from_store(db: Any, name: str, keys: Any = None) -> ReportInput:
     if not rows:
         raise ReportInputError(f"{name}: the store has no finished scores (run `dialectbench run` first)")
     raw = pd.DataFrame(rows)
+    asked = keys  # the caller's jobs: the kept-out ones among them are named in the headline's "left out"
     keys = raw["job_key"].tolist()
     try:
         scores = validate_scores(raw.drop(columns=["signature", "seed", "run_id", "job_key", "flags"],
@@ -97,7 +98,7 @@ def _from_store(db: Any, name: str, keys: Any = None) -> ReportInput:
              for r in flagged if (rest := {k: v for k, v in r["flags"].items() if k != "sample_suite"})]
     from dialectbench.runner.headline import store_headlines
 
-    return ReportInput(scores, name, evidence, flags, sample_models, store_headlines(db, keys))
+    return ReportInput(scores, name, evidence, flags, sample_models, store_headlines(db, asked))
 
 
 def _evidence(db: Any, job_key: str) -> dict[str, Any]:
