@@ -165,3 +165,14 @@ def test_report_headline_names_the_kept_out_jobs_as_the_terminal_does(store, wit
     report = {r["setting"]: r for r in build_data(load_input(path, keys=keys if with_keys else None)).headline}
     assert "c (test overlaps training by 40.0% > 5%)" in report["in-variety"]["left out"]
     assert report["in-variety"]["left out"] == printed["in-variety"]["left out"]
+
+
+def test_report_headline_note_names_the_stderr_method_results_json_uses():
+    """The note said "bootstrap" while the headline's stderr is the delta method (stderr_method item_delta)."""
+    from types import SimpleNamespace
+
+    from dialectbench.analysis.headline import ITEM_DELTA
+    from dialectbench.report.tables import headline_table
+
+    note = headline_table(SimpleNamespace(headline=[])).note
+    assert "bootstrap" not in note and "delta method" in note and ITEM_DELTA in note

@@ -308,8 +308,9 @@ def headline_table(data: ReportData) -> Table:
             Column("n", "Varieties", "int"), Column("left out", "Left out")]
     return Table("headline", "Headline per task and setting", cols, data.headline,
                  note="Mean over the real varieties whose scores enter summaries; synthetic varieties and "
-                      "flagged scores left out and named. Spread: the item-level bootstrap standard error "
-                      "where every score has per-example evidence, else the standard deviation over varieties.")
+                      "flagged scores left out and named. Spread: the item-level standard error (delta method over "
+                      "each variety's test examples, as results.json's stderr_method item_delta) where every "
+                      "score has per-example evidence, else the standard deviation over varieties.")
 
 
 def all_tables(data: ReportData) -> list[Table]:
