@@ -176,3 +176,17 @@ def test_report_headline_note_names_the_stderr_method_results_json_uses():
 
     note = headline_table(SimpleNamespace(headline=[])).note
     assert "bootstrap" not in note and "delta method" in note and ITEM_DELTA in note
+
+
+def test_lm_eval_group_sample_len_counts_only_the_varieties_its_headline_averages(store):
+    """`run --output-path`: a group's value is the headline (a, b), so its sample_len must not count the
+    synthetic and the leaked varieties' examples (it summed every subtask: 40 for 20 averaged)."""
+    from dialectbench.runner.lm_eval_output import lm_eval_documents
+    from dialectbench.tasks.naming import lm_eval_group
+
+    path, keys = store
+    with Store(path, readonly=True) as db:
+        doc, _ = lm_eval_documents(db, "r1", keys)["m"]
+    group = doc["groups"][lm_eval_group("tc", "in-variety")]
+    assert group["f1,none"] == pytest.approx(0.70) and group["varieties"] == 2
+    assert group["sample_len"] == 20

@@ -298,9 +298,12 @@ def lm_eval_documents(db: Store, run_id: str, keys: Sequence[str], *, results_fi
             group = lm_eval_group(h["task"], h["setting"])
             name = lm_metric(h["metric"])
             se = h.get("stderr")
+            # the examples behind the group's value: its averaged varieties', not the left-out ones'
+            averaged = {lm_eval_task(h["task"], v, h["setting"]) for v in h["varieties"]}
             doc["groups"][group] = {
                 "alias": group, "name": group, "sample_len": sum(doc["results"][t]["sample_len"] or 0
-                                                                for t in doc["group_subtasks"].get(group, [])),
+                                                                for t in doc["group_subtasks"].get(group, [])
+                                                                if t in averaged),
                 f"{name},{FILTER}": scaled(h["metric"], h["mean"]),
                 f"{name}_stderr,{FILTER}": scaled(h["metric"], se) if se is not None else "N/A",
                 "varieties": h["n"], "excluded": h.get("excluded", [])}
