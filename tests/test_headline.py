@@ -190,3 +190,29 @@ def test_lm_eval_group_sample_len_counts_only_the_varieties_its_headline_average
     group = doc["groups"][lm_eval_group("tc", "in-variety")]
     assert group["f1,none"] == pytest.approx(0.70) and group["varieties"] == 2
     assert group["sample_len"] == 20
+
+
+def test_n_samples_original_counts_the_examples_an_icl_job_held_out_for_its_demos(tmp_path):
+    """An icl job scores its test set less the examples sharing a demonstration's passage
+    (`demos_held_out`): lm-eval's `original` is the full test set, `effective` what was scored."""
+    from dialectbench.runner.lm_eval_output import lm_eval_documents
+    from dialectbench.runner.results_file import n_samples
+
+    icl = {"task": "sa", "setting": "icl", "model": "m", "variety": "a", "status": "done", "n": 8,
+           "config": {}, "metrics": {"accuracy": 50.0, "demos_held_out": 2}}
+    entries = [{"task": "sa", "setting": "icl", "model": "m", "varieties": ["a"]}]
+    assert n_samples([icl], entries) == {"sa": {"effective": 8, "original": 10}}
+
+    path = tmp_path / "s.sqlite"
+    record = JobRecord(job_key="k", task="sa", variety="a", cluster="c", model="m", setting="icl", train_on="a",
+                       status="done", data_fingerprint="fp", metric="accuracy", score=50.0, n=8, signature="sa",
+                       extra={"demos_held_out": 2}, example_ids=[str(i) for i in range(8)],
+                       predictions=["x"] * 8, values=[1.0] * 4 + [0.0] * 4)
+    with Store(path) as db:
+        db.start_run("r", seed=0, config={}, package_version="0", library_versions={}, git_hash="x")
+        assert db.commit_job("r", record)
+        db.finish_run("r", "finished", {"done": 1})
+    with Store(path, readonly=True) as db:
+        doc, _ = lm_eval_documents(db, "r", ["k"])["m"]
+    (counts,) = doc["n-samples"].values()
+    assert counts == {"original": 10, "effective": 8}

@@ -290,7 +290,9 @@ def lm_eval_documents(db: Store, run_id: str, keys: Sequence[str], *, results_fi
             doc["n-shot"][name] = k or 0
             doc["higher_is_better"][name] = directions
             limit = config.get("limit")
-            doc["n-samples"][name] = {"original": None if limit is not None else r["n"], "effective": r["n"]}
+            held = int(extra.get("demos_held_out") or 0)  # icl: test examples sharing a demo's passage
+            doc["n-samples"][name] = {"original": None if limit is not None else (r["n"] or 0) + held,
+                                      "effective": r["n"]}
             lines = _sample_lines(db, r, docs, logged)
             if lines:
                 samples[name] = lines

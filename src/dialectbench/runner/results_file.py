@@ -189,8 +189,9 @@ def higher_is_better(jobs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, b
 
 def n_samples(jobs: Sequence[Mapping[str, Any]], entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Per task, as lm-evaluation-harness's `n-samples`: `effective`, the test examples scored in the jobs
-    whose scores enter its headlines; `original`, the same jobs' full test sizes, equal unless the run was
-    limited (--limit N), then null (the full sizes are not stored) with `limit`."""
+    whose scores enter its headlines; `original`, the same jobs' full test sizes (an icl job's scored
+    examples plus those held out for sharing a demonstration's passage, `demos_held_out`); null with
+    `limit` when the run was limited (--limit N: the full sizes are not stored)."""
     used = {(e["task"], e["setting"], e["model"], v) for e in entries for v in e["varieties"]}
     out: dict[str, Any] = {}
     for job in jobs:
@@ -201,8 +202,8 @@ def n_samples(jobs: Sequence[Mapping[str, Any]], entries: Sequence[Mapping[str, 
         limit = (job.get("config") or {}).get("limit")
         if limit is not None:
             entry["original"], entry["limit"] = None, limit
-        elif entry["original"] is not None:
-            entry["original"] += int(job.get("n") or 0)
+        elif entry["original"] is not None:  # an icl job scores its test set less the demos' passages
+            entry["original"] += int(job.get("n") or 0) + int((job.get("metrics") or {}).get("demos_held_out") or 0)
     return out
 
 
