@@ -493,14 +493,15 @@ class Store:
         out = [dict(r) for r in rows]
         for r in out:
             r["flags"] = _flags(r["extra"])
-        if not include_overlap:
-            out = [r for r in out if not kept_out(r["flags"])]
         if keys is not None:
             wanted = set(keys)
             out = [r for r in out if r["job_key"] in wanted]
         if latest:
             by_key = {(r["task"], r["variety"], r["model"], r["setting"], r["train_on"], r["metric"]): r for r in out}
             out = list(by_key.values())
+        # after `latest`: a kept-out newest score leaves its row out, never lets an older one stand for it
+        if not include_overlap:
+            out = [r for r in out if not kept_out(r["flags"])]
         out.sort(key=lambda r: (r["task"], r["cluster"] or "", r["variety"], r["model"], r["setting"], r["train_on"]))
         cols = list(SCORE_COLUMNS) + (["signature", "seed", "run_id", "job_key"] if detail else [])
         if detail:  # the job's flags (runner/flags.py) as one readable line, "" when none
