@@ -5,8 +5,8 @@ The YAML files are the artefact; this script documents how they were made and ca
     python -m dialectbench.data.catalogue._generate --mirror ../shared/data
 
 The mirror is read only for file names (to enumerate the MT-region locality files and to know which UD splits
-exist) and for sha256 digests of files that are byte-identical to their upstream source. No dataset text is
-copied into the catalogue.
+exist) and for sha256 digests and sizes of files that are byte-identical to their upstream source. No dataset
+text is copied into the catalogue.
 """
 
 from __future__ import annotations
