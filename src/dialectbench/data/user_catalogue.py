@@ -169,7 +169,8 @@ def _pydantic_problems(path: Path, node: Any, err: ValidationError) -> list[str]
     out = []
     for e in err.errors():
         loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-        field = ".".join(shown(str(p), quote=False) for p in loc) or "(top level)"
+        # a key with a line break or control character is quoted (escaped): the message stays one line
+        field = ".".join(shown(str(p), quote=not str(p).isprintable()) for p in loc) or "(top level)"
         message = e["msg"]
         if e["type"] == "extra_forbidden" and loc:
             names = _keys_at(loc[:-1])

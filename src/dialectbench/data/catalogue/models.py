@@ -211,7 +211,7 @@ class TaskCatalogue(_Strict):
     def _known_task(cls, value: str, info: Any) -> str:
         declared = (info.context or {}).get("declared_task")  # a user file's own `new_task:`
         if value not in task_ids() and value != declared:
-            raise ValueError(f"unknown task {value!r}; valid task ids: {', '.join(task_ids())}"
+            raise ValueError(f"unknown task {shown(value)}; valid task ids: {', '.join(task_ids())}"
                              " (or declare your own with `new_task:`)")
         return value
 
