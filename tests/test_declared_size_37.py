@@ -188,3 +188,27 @@ def test_a_key_given_twice_deep_inside_a_packaged_catalogue_is_refused(tmp_path)
     with pytest.raises(CatalogueError, match="key 'sha256' appears twice"):
         load_catalogue_file(path)
 
+
+
+# -- two user-catalogue messages the 520,000-input fuzz run found over one short line ----------------------
+
+HEAD = "description: x\ndatasets:\n  d: {name: d, licence: CC0-1.0, citation: me}\n"
+
+
+def test_a_5000_digit_task_name_is_quoted_cut(tmp_path, forget_user_catalogues):
+    path = tmp_path / "c.yaml"
+    path.write_text("task: mrc" + "9" * 5000 + "\n" + HEAD + "entries: []\n", encoding="utf-8")
+    problems = user_catalogue.validate_file(path)[1]
+    assert len(problems) == 1 and "\n" not in problems[0] and len(problems[0]) < 600, problems
+    assert f"{path}:1: task:" in problems[0] and "(5,003 characters)" in problems[0]
+
+
+def test_a_key_with_a_line_break_is_quoted_and_the_message_stays_one_line(tmp_path, forget_user_catalogues):
+    (tmp_path / "p.tsv").write_text("a\tb\n", encoding="utf-8")
+    path = tmp_path / "c.yaml"
+    path.write_text("task: tc\n" + HEAD + "varieties:\n- {name: testish, cluster: anglic}\nentries:\n"
+                    "- variety: testish\n  dataset: d\n  format: labelled\n  splits:\n    test:\n"
+                    "    - file: {path\n\n p.tsv}\n", encoding="utf-8")
+    problems = user_catalogue.validate_file(path)[1]
+    assert problems and all("\n" not in p for p in problems), problems
+    assert any("file.'path\\np.tsv': unknown key" in p for p in problems)
