@@ -261,10 +261,23 @@ def test_five_megabyte_replies_are_invalid_and_not_stored_in_full(server, tmp_pa
     assert preds == [InvalidAnswer("too long")] * 6
     assert len(_store_bytes(tmp_path)) < 1_000_000  # before: 6 x 5.4 MB
     rows = cached_requests(tmp_path / "s.db")
-    assert len(rows) == 6 and all(r["response"]["chars"] == 5_400_000 for r in rows)
+    # refused while read: after MAX_REPLY_BYTES (4 MiB) of the 5.4 MB, the marker says so
+    assert len(rows) == 6 and all(r["response"] == {"invalid": "too long", "over_bytes": 4 << 20} for r in rows)
     again = _backend(server)  # resumed from the store: the same invalid answers, no request
     again.attach_store(tmp_path / "s.db")
     server.requests.clear()
     assert again.fit("sa", _sa_train(), None, seed=0).predict(
         [TextExample(str(i), f"q{i}", "positive") for i in range(6)]) == preds
     assert not server.requests
+
+
+def test_a_reply_over_the_character_bound_but_under_the_byte_bound_is_stored_as_a_marker(server, tmp_path):
+    from dialectbench.backends.llm.cache import cached_requests
+
+    server.reply = lambda prompt: "positive " * 5_000  # 45,000 characters: read whole, then refused
+    backend = _backend(server)
+    backend.attach_store(tmp_path / "s.db")
+    preds = backend.fit("sa", _sa_train(), None, seed=0).predict([TextExample("0", "q", "positive")])
+    assert preds == [InvalidAnswer("too long")]
+    rows = cached_requests(tmp_path / "s.db")
+    assert len(rows) == 1 and rows[0]["response"]["chars"] == 45_000

@@ -79,9 +79,13 @@ def sha256_of(path: Path) -> str:
 DEFAULT_DEADLINE = 1800.0  # seconds for one attempt at one file, however slowly the bytes trickle in
 
 
-def download(url: str, dest: Path, *, sha256: str | None = None, retries: int = 3, timeout: float = 30.0,
-             backoff: float = 0.5, deadline: float = DEFAULT_DEADLINE) -> Path:
+def download(url: str, dest: Path, *, sha256: str | None = None, size: int | None = None, retries: int = 3,
+             timeout: float = 30.0, backoff: float = 0.5, deadline: float = DEFAULT_DEADLINE) -> Path:
     """Download `url` to `dest` atomically (temp file + rename), verifying length and sha256.
+
+    `size` (the catalogue's declared bytes) replaces the global download limit: a Content-Length that
+    differs from it is refused before the body, a body that grows past it while streaming is cut off there,
+    and neither is retried (the server would send the same again); fewer bytes are a short read.
 
     `timeout` bounds each socket operation, `deadline` a whole attempt (a server sending 1 byte/s never
     times out a read). Connection errors, short reads and 5xx answers are retried up to `retries` times.
@@ -99,7 +103,7 @@ def download(url: str, dest: Path, *, sha256: str | None = None, retries: int = 
         tmp = Path(tmp_name)
         try:
             with os.fdopen(fd, "wb") as out:
-                digest = _stream(url, out, timeout, deadline)
+                digest = _stream(url, out, timeout, deadline, size)
             if sha256 is not None and digest != sha256:
                 raise ChecksumMismatch(f"{url}: sha256 {digest} does not match the pinned {sha256}")
             os.replace(tmp, dest)
@@ -167,9 +171,10 @@ def max_download_bytes() -> int:
     return int(_env_number(ENV_MAX_DOWNLOAD, MAX_DOWNLOAD, whole=True))
 
 
-def _stream(url: str, out, timeout: float, seconds: float) -> str:
-    """Copy the response body to `out`; raise _ShortRead when fewer bytes than Content-Length arrive (or
-    the connection breaks before a body of unknown length ended), _TooSlow after `seconds`."""
+def _stream(url: str, out, timeout: float, seconds: float, size: int | None = None) -> str:
+    """Copy the response body to `out`; raise _ShortRead when fewer bytes than Content-Length (or the
+    declared `size`) arrive, or the connection breaks before a body of unknown length ended; _TooSlow after
+    `seconds`; _TooLarge when the body, or its Content-Length, is over the limit or differs from `size`."""
     req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     h, got = hashlib.sha256(), 0
     deadline = time.monotonic() + seconds
@@ -181,10 +186,14 @@ def _stream(url: str, out, timeout: float, seconds: float) -> str:
         raise _NoConnection(str(err)) from err
     with resp:
         expected = _content_length(resp.headers.get("Content-Length"))
-        limit = max_download_bytes()
+        if size is not None and expected is not None and expected != size:
+            raise _TooLarge(f"the server declares {expected:,} bytes (Content-Length), the catalogue {size:,}: "
+                            "not the file the catalogue describes")
+        limit = max_download_bytes() if size is None else size
         if expected is not None and expected > limit:
             raise _TooLarge(f"the server declares {expected:,} bytes, over the {limit:,}-byte download limit "
                             f"(${ENV_MAX_DOWNLOAD}; raise it only for a source you trust)")
+        expected = size if expected is None else expected  # the bytes that must arrive, when known
         while True:
             if time.monotonic() > deadline:
                 raise _TooSlow(f"not complete within its {seconds:g} s deadline ({got} bytes received); the "
@@ -200,11 +209,13 @@ def _stream(url: str, out, timeout: float, seconds: float) -> str:
                 raise _TooLarge(                                  # a server that sends more than it declared
                     f"more than {limit if expected is None else expected:,} bytes "
                     + (f"(the download limit, ${ENV_MAX_DOWNLOAD}; raise it only for a source you trust)"
-                       if expected is None else "(more than its Content-Length)"))
+                       if expected is None else "(the size the catalogue declares)" if size is not None
+                       else "(more than its Content-Length)"))
             h.update(block)
             out.write(block)
     if expected is not None and got != expected:
-        raise _ShortRead(f"got {got} of {expected} bytes")
+        raise _ShortRead(f"got {got} of {expected} bytes" + (" (the size the catalogue declares)"
+                                                            if size is not None else ""))
     return h.hexdigest()
 
 
@@ -473,7 +484,8 @@ class Cache:
         rec = self.manifest().get(ref.path)
         if rec is None or not local.is_file() or local.stat().st_size != rec["size"]:
             return None
-        if ref.sha256 and ref.member is None and rec["sha256"] != ref.sha256:
+        if ref.member is None and ((ref.sha256 and rec["sha256"] != ref.sha256)
+                                   or (ref.size is not None and rec["size"] != ref.size)):
             return None
         return local
 
@@ -500,7 +512,7 @@ class Cache:
             if host in self.unreachable:
                 raise Unreachable(f"{host} could not be reached earlier in this run")
             if ref.member is None:
-                download(ref.url, local, sha256=ref.sha256, retries=retries)
+                download(ref.url, local, sha256=ref.sha256, size=ref.size, retries=retries)
             else:
                 self._from_archive(ref, local, retries)
         except FetchError as err:
@@ -516,8 +528,9 @@ class Cache:
         assert ref.url is not None and ref.member is not None
         key = hashlib.sha256(ref.url.encode()).hexdigest()[:16]
         archive = self.root / "downloads" / key / PurePosixPath(ref.url.split("?")[0]).name
-        if not archive.is_file() or (ref.sha256 and sha256_of(archive) != ref.sha256):
-            download(ref.url, archive, sha256=ref.sha256, retries=retries)
+        if (not archive.is_file() or (ref.size is not None and archive.stat().st_size != ref.size)
+                or (ref.sha256 and sha256_of(archive) != ref.sha256)):
+            download(ref.url, archive, sha256=ref.sha256, size=ref.size, retries=retries)
         try:
             extract_member(archive, ref.member, local, self.limits)
         except (UnsafeArchive, BadArchive):  # refused: keep nothing of it (a damaged one is fetched again);

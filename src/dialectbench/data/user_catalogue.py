@@ -53,7 +53,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from dialectbench.data.catalogue import TaskCatalogue, load_catalogue, load_catalogue_file
+from dialectbench.data.catalogue import TaskCatalogue, duplicate_key, load_catalogue, load_catalogue_file
 from dialectbench.data.errors import DataError, DataFormatError, near, shown
 
 ENV_CATALOGUE = "DIALECTBENCH_CATALOGUE"
@@ -169,7 +169,8 @@ def _pydantic_problems(path: Path, node: Any, err: ValidationError) -> list[str]
     out = []
     for e in err.errors():
         loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-        field = ".".join(shown(str(p), quote=False) for p in loc) or "(top level)"
+        # a key with a line break or control character is quoted (escaped): the message stays one line
+        field = ".".join(shown(str(p), quote=not str(p).isprintable()) for p in loc) or "(top level)"
         message = e["msg"]
         if e["type"] == "extra_forbidden" and loc:
             names = _keys_at(loc[:-1])
@@ -213,7 +214,7 @@ def parse_file(path: Path) -> tuple[UserTaskCatalogue | None, Any, list[str]]:
     try:
         loader = yaml.SafeLoader(text)  # refuses control characters here, before any parsing
         node = loader.get_single_node()
-        too_big = _too_big(node) or _duplicate_key(node)
+        too_big = _too_big(node) or duplicate_key(node)
         if too_big:
             return None, None, [f"{path}:{too_big}"]
         data = loader.construct_document(node) if node is not None else None
@@ -260,27 +261,6 @@ def _too_big(root: Any) -> str | None:
             stack.extend((child, depth + 1) for pair in node.value for child in pair)
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((child, depth + 1) for child in node.value)
-    return None
-
-
-def _duplicate_key(root: Any) -> str | None:
-    """"line: problem" for a mapping that has one key twice (YAML keeps the last silently: `task: tc` then
-    `task: sa` would validate as sa)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, yaml.MappingNode):
-            seen: dict[Any, int] = {}
-            for key, value in node.value:
-                name = key.value if isinstance(key, yaml.ScalarNode) else None
-                if name is not None and name in seen and name != "<<":
-                    return (f"{key.start_mark.line + 1}: key {shown(str(name))} appears twice in one mapping "
-                            f"(first on line {seen[name]}); YAML would keep only the last")
-                if name is not None:
-                    seen[name] = key.start_mark.line + 1
-                stack.extend((key, value))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
     return None
 
 

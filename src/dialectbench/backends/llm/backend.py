@@ -106,8 +106,8 @@ class Generation:
     stop: tuple[str, ...] = ()
     seed: int | None = None
 
-    def cut(self, reply: str | None) -> str | None:
-        if reply is None or not self.stop:
+    def cut(self, reply: str | dict[str, Any] | None) -> str | dict[str, Any] | None:
+        if not isinstance(reply, str) or not self.stop:  # None, or an invalid-answer marker (client.TOO_LONG)
             return reply
         return reply[:min((i for i in (reply.find(s) for s in self.stop) if i >= 0), default=len(reply))]
 

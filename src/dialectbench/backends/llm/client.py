@@ -10,7 +10,10 @@ Every request has a total deadline (`timeout`, and never past the job's deadline
 each socket read only, so a server dripping one byte every 2 s would hold a request forever. Each attempt
 runs in a daemon thread that the caller waits on with that deadline (and abandons when it passes); the
 wait also ends at once when `cancel()` is called (Ctrl-C, SIGTERM), so an interrupted run exits in
-seconds instead of waiting on its requests.
+seconds instead of waiting on its requests. The reply body is read through a bounded stream (an httpx
+response hook): past the attempt's deadline, or past MAX_REPLY_BYTES, reading stops at the next chunk and
+httpx closes the connection, so an abandoned thread ends with its connection at the server's next byte (or
+its read timeout) instead of when the server stops, and a 5 MB reply is refused after 4 MiB, not held whole.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ log = logging.getLogger(__name__)
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 MAX_RETRY_AFTER = 60.0  # seconds: the most a server's Retry-After may make us wait before one retry
 MAX_REPLY_CHARS = 20_000  # a reply longer than this is not an answer (a 5 MB reply is invalid, not parsed)
+# bytes of one reply body, counted while it is read: an echo-logprobs reply carries ~100 bytes a prompt
+# token, so this leaves room for 40k-token prompts; a longer body is an invalid answer ("too long")
+MAX_REPLY_BYTES = 4 << 20
 LOGPROB_TOLERANCE = 1e-4  # a log-probability above this is not one (float rounding may give +1e-7 for ~1)
 _POLL_S = 0.2  # how often a waiting worker thread looks whether the run was cancelled
 
@@ -54,6 +60,41 @@ class Cancelled(BaseException):  # like KeyboardInterrupt: no `except Exception`
 
 class _RequestTimeout(Exception):
     """One attempt passed its total deadline."""
+
+
+class ReplyTooLarge(LLMError):
+    """The reply body grew past MAX_REPLY_BYTES while being read (the rest is not read: not retried)."""
+
+
+TOO_LONG = {"invalid": "too long", "over_bytes": MAX_REPLY_BYTES}  # a generated reply never read whole
+
+
+_attempt_end = threading.local()  # `.at`: the monotonic end of the attempt running on this thread
+
+
+def _bounded_body(httpx: Any) -> type:
+    """The class of a reply body read within its attempt's deadline and MAX_REPLY_BYTES (a subclass of the
+    openai client's own httpx SyncByteStream, which httpx requires of a body)."""
+
+    class BoundedBody(httpx.SyncByteStream):
+        def __init__(self, inner: Any, end: float | None, url: str) -> None:
+            self.inner, self.end, self.url = inner, end, url
+
+        def __iter__(self) -> Any:
+            got = 0
+            for chunk in self.inner:
+                got += len(chunk)
+                if got > MAX_REPLY_BYTES:  # raised out of httpx's read, which closes the connection
+                    raise ReplyTooLarge(f"a reply of more than {MAX_REPLY_BYTES:,} bytes from the LLM server at "
+                                        f"{self.url} (not read further)")
+                if self.end is not None and time.monotonic() > self.end:  # the waiting thread has given up
+                    raise _RequestTimeout
+                yield chunk
+
+        def close(self) -> None:
+            self.inner.close()
+
+    return BoundedBody
 
 
 def strip_credentials(url: str) -> str:
@@ -91,6 +132,7 @@ class ChatClient:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError("llm backend: the url must start with http:// or https:// "
                              f"(got {strip_credentials(base_url)})")
+        import httpx2  # openai's own HTTP client (openai 3.x requires it): only its public hook API is used
         import openai  # imported here: the package stays importable (and fast) without it
 
         self._openai = openai
@@ -106,7 +148,13 @@ class ChatClient:
             self._url_secrets += [value, *([q] if (q := urlencode({"": value})[1:]) != value else [])]
         # the key goes in a per-request header (read when sent, as the variable may be set later); with
         # none, no Authorization header at all (a local server needs none; openai wants that said)
-        self._client = openai.OpenAI(base_url=self._url, api_key="unused", timeout=timeout, max_retries=0)
+        body = _bounded_body(httpx2)
+
+        def bound(response: Any) -> None:  # called when the headers have arrived, before the body is read
+            response.stream = body(response.stream, getattr(_attempt_end, "at", None), self.base_url)
+
+        self._client = openai.OpenAI(base_url=self._url, api_key="unused", timeout=timeout, max_retries=0,
+                                     http_client=openai.DefaultHttpxClient(event_hooks={"response": [bound]}))
         self.timeout, self.retries, self.backoff, self._sleep = timeout, retries, backoff, sleep
         self.requests_sent = 0
         self.answered = False  # the server has replied at least once (so a refused connection = it went away)
@@ -136,8 +184,10 @@ class ChatClient:
             raise _RequestTimeout
         box: dict[str, Any] = {}
         done = threading.Event()
+        end = now + limit
 
         def target() -> None:
+            _attempt_end.at = end  # the reply body stops being read past it (BoundedBody)
             try:
                 box["value"] = fn(limit)
             except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
@@ -146,7 +196,6 @@ class ChatClient:
                 done.set()
 
         threading.Thread(target=target, name="llm-request", daemon=True).start()
-        end = now + limit
         while not done.wait(max(0.0, min(_POLL_S, end - time.monotonic()))):
             if self._cancelled.is_set():
                 raise Cancelled("the run was interrupted")
@@ -232,12 +281,16 @@ class ChatClient:
 
     def complete(self, messages: list[dict[str, str]], *, model: str, temperature: float, max_tokens: int,
                  seed: int | None = None, stop: list[str] | None = None,
-                 deadline: float | None = None) -> str | None:
-        """The first choice's text (None when the server sent `content: null` or no choice)."""
+                 deadline: float | None = None) -> str | dict[str, Any] | None:
+        """The first choice's text (None when the server sent `content: null` or no choice; TOO_LONG when
+        the reply body passed MAX_REPLY_BYTES)."""
         extra = {k: v for k, v in (("seed", seed), ("stop", stop)) if v is not None}
-        reply = self._call("chat completion", lambda t: self._client.chat.completions.create(
-            model=model, messages=messages, temperature=temperature, max_tokens=max_tokens,
-            extra_headers=self._headers(), timeout=t, **extra), deadline)
+        try:
+            reply = self._call("chat completion", lambda t: self._client.chat.completions.create(
+                model=model, messages=messages, temperature=temperature, max_tokens=max_tokens,
+                extra_headers=self._headers(), timeout=t, **extra), deadline)
+        except ReplyTooLarge:
+            return dict(TOO_LONG)
         choices = getattr(reply, "choices", None) or []
         if not choices or getattr(choices[0], "message", None) is None:
             return None
@@ -245,12 +298,16 @@ class ChatClient:
 
     def text_complete(self, prompt: str, *, model: str, temperature: float, max_tokens: int,
                       seed: int | None = None, stop: list[str] | None = None,
-                      deadline: float | None = None) -> str | None:
-        """POST /completions without a chat template: the first choice's text (None when there is none)."""
+                      deadline: float | None = None) -> str | dict[str, Any] | None:
+        """POST /completions without a chat template: the first choice's text (None when there is none,
+        TOO_LONG as in `complete`)."""
         extra = {k: v for k, v in (("seed", seed), ("stop", stop)) if v is not None}
-        reply = self._call("completion", lambda t: self._client.completions.create(
-            model=model, prompt=prompt, temperature=temperature, max_tokens=max_tokens,
-            extra_headers=self._headers(), timeout=t, **extra), deadline)
+        try:
+            reply = self._call("completion", lambda t: self._client.completions.create(
+                model=model, prompt=prompt, temperature=temperature, max_tokens=max_tokens,
+                extra_headers=self._headers(), timeout=t, **extra), deadline)
+        except ReplyTooLarge:
+            return dict(TOO_LONG)
         choices = getattr(reply, "choices", None) or []
         return getattr(choices[0], "text", None) if choices else None
 
@@ -261,10 +318,12 @@ class ChatClient:
         per-token log-probs of the prompt; {"invalid": reason} when what it gives are not log-probabilities
         (NaN, infinite, positive, not numbers). Tokens are assigned by their text offset, so a token that
         straddles the context/continuation boundary counts with the context."""
-        reply = self._call("completion (logprobs)", lambda t: self._client.completions.create(
-            model=model, prompt=context + continuation, max_tokens=1, temperature=0.0, echo=True, logprobs=1,
-            extra_headers=self._headers(), timeout=t),
-            deadline)
+        try:
+            reply = self._call("completion (logprobs)", lambda t: self._client.completions.create(
+                model=model, prompt=context + continuation, max_tokens=1, temperature=0.0, echo=True,
+                logprobs=1, extra_headers=self._headers(), timeout=t), deadline)
+        except ReplyTooLarge as err:
+            return {"invalid": str(err)}
         try:
             lp = reply.choices[0].logprobs
             offsets, values = list(lp.text_offset), list(lp.token_logprobs)

@@ -26,10 +26,12 @@ from dialectbench.data.catalogue.models import (
     Part,
     TaskCatalogue,
 )
+from dialectbench.data.errors import shown
 
 __all__ = [
     "FORMATS", "SPLITS", "TASK_IDS", "CatalogueError", "Dataset", "Derive", "Entry", "FileRef", "HFFile",
-    "Part", "TaskCatalogue", "canonical_variety", "catalogue_files", "load_catalogue", "load_catalogue_file",
+    "Part", "TaskCatalogue", "canonical_variety", "catalogue_files", "duplicate_key", "load_catalogue",
+    "load_catalogue_file",
 ]
 
 
@@ -43,13 +45,44 @@ class CatalogueError(ValueError):
 def load_catalogue_file(path: str | Path) -> TaskCatalogue:
     """Parse and validate one catalogue file (unknown keys are rejected)."""
     path = Path(path)
+    loader = None
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+        loader = _LOADER(path.read_text(encoding="utf-8"))
+        node = loader.get_single_node()  # composed, checked, then built: what yaml.load does, plus the check
+        twice = duplicate_key(node)
+        if twice:
+            raise CatalogueError(f"{path}:{twice}")
+        data = loader.construct_document(node) if node is not None else None
         return TaskCatalogue.model_validate(data)
     except yaml.YAMLError as err:
         raise CatalogueError(f"{path}: not valid YAML: {err}") from None
     except ValidationError as err:
         raise CatalogueError(f"{path}: {err}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def duplicate_key(root: yaml.Node | None) -> str | None:
+    """"line: problem" for a mapping of the composed YAML `root` that has one key twice (YAML keeps the last
+    silently: `task: tc` then `task: sa` would validate as sa); None when every key is once. Walked without
+    recursion: the composer has already bounded the depth."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[object, int] = {}
+            for key, value in node.value:
+                name = key.value if isinstance(key, yaml.ScalarNode) else None
+                if name is not None and name in seen and name != "<<":
+                    return (f"{key.start_mark.line + 1}: key {shown(str(name))} appears twice in one mapping "
+                            f"(first on line {seen[name]}); YAML would keep only the last")
+                if name is not None:
+                    seen[name] = key.start_mark.line + 1
+                stack.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return None
 
 
 def catalogue_files() -> dict[str, Path]:

@@ -5,8 +5,8 @@ The YAML files are the artefact; this script documents how they were made and ca
     python -m dialectbench.data.catalogue._generate --mirror ../shared/data
 
 The mirror is read only for file names (to enumerate the MT-region locality files and to know which UD splits
-exist) and for sha256 digests of files that are byte-identical to their upstream source. No dataset text is
-copied into the catalogue.
+exist) and for sha256 digests and sizes of files that are byte-identical to their upstream source. No dataset
+text is copied into the catalogue.
 """
 
 from __future__ import annotations
@@ -90,15 +90,19 @@ def ds(key: str, name: str, licence: str, homepage: str | None = None, obtain: s
 
 # ------------------------------------------------------------------------------------------- file helpers
 class Files:
-    """File references: mirror path + upstream URL, with the mirror's sha256 when the file is there."""
+    """File references: mirror path + upstream URL, with the mirror's sha256 and size when the file is there
+    (only for files pinned as byte-identical to their upstream source: the sha256 pins the bytes, so their
+    size adds no assumption, and a download is then bounded by it)."""
 
     def __init__(self, mirror: Path | None):
         self.mirror = mirror
 
-    def sha(self, path: str) -> str | None:
+    def sha(self, path: str) -> tuple[str, int] | None:
+        """(sha256, size in bytes) of the mirror's file, or None."""
         if self.mirror is None or not (self.mirror / path).is_file():
             return None
-        return hashlib.sha256((self.mirror / path).read_bytes()).hexdigest()
+        data = (self.mirror / path).read_bytes()
+        return hashlib.sha256(data).hexdigest(), len(data)
 
     def exists(self, path: str) -> bool:
         return self.mirror is not None and (self.mirror / path).is_file()
@@ -108,9 +112,9 @@ class Files:
         r: dict[str, Any] = {"path": path}
         if url:
             r["url"] = url
-            digest = self.sha(path) if verify and member is None else None
-            if digest:
-                r["sha256"] = digest
+            pinned = self.sha(path) if verify and member is None else None
+            if pinned:
+                r["sha256"], r["size"] = pinned
         if member:
             r["member"] = member
         if hf:

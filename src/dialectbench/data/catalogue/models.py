@@ -2,7 +2,7 @@
 
 A catalogue file binds each (variety, split) of a task to the files a reader turns into examples.
 Every file has a `path` in the data-directory layout (the layout of a local mirror such as
-`../shared/data`, and of the download cache); where the file can be downloaded, `url` (+ `sha256`)
+`../shared/data`, and of the download cache); where the file can be downloaded, `url` (+ `sha256`, `size`)
 or `hf` (a Hugging Face dataset repository pinned to a revision) says from where. Datasets that are
 not public carry an `obtain` text saying how to get them by hand.
 """
@@ -54,6 +54,8 @@ class FileRef(_Strict):
     path: str
     url: str | None = None
     sha256: str | None = None
+    size: int | None = Field(None, ge=0, strict=True, description="bytes of the url download: a longer or "
+                             "differently declared response is refused while streaming")
     member: str | None = Field(None, description="file inside the downloaded archive (zip/tar)")
     hf: HFFile | None = None
 
@@ -84,6 +86,8 @@ class FileRef(_Strict):
             raise ValueError("member needs a url (it names a file inside a downloaded archive)")
         if self.sha256 and not self.url:
             raise ValueError("sha256 belongs to a url download")
+        if self.size is not None and not self.url:
+            raise ValueError("size belongs to a url download")
         return self
 
     @property
@@ -207,7 +211,7 @@ class TaskCatalogue(_Strict):
     def _known_task(cls, value: str, info: Any) -> str:
         declared = (info.context or {}).get("declared_task")  # a user file's own `new_task:`
         if value not in task_ids() and value != declared:
-            raise ValueError(f"unknown task {value!r}; valid task ids: {', '.join(task_ids())}"
+            raise ValueError(f"unknown task {shown(value)}; valid task ids: {', '.join(task_ids())}"
                              " (or declare your own with `new_task:`)")
         return value
 
