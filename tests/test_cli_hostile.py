@@ -61,3 +61,12 @@ def test_narrow_varieties_table_keeps_codes_and_numbers_whole(columns):
         if row["glottocode"]:
             assert row["glottocode"] in cells, row
         assert str(row["speakers"]) in cells or row["speakers"] is None, row
+
+
+@pytest.mark.parametrize("columns", ["60", "200"])
+def test_a_model_name_with_an_emoji_code_prints_as_typed(columns):
+    # rich turns ':x:' into an emoji: 'hf-causal:x: 33 jobs' printed as 'hf-causal❌ 33 jobs'
+    result = _run("plan", "--settings", "icl", "--model", "hf-causal:x", "--tasks", "sa", columns=columns)
+    assert result.exit_code == 0, result.output
+    assert "hf-causal:x:" in result.stderr and "\u274c" not in result.output, result.output
+    assert "hf-causal:x" in result.stdout  # the table title names it too

@@ -24,8 +24,9 @@ from rich.text import Text
 
 # soft_wrap: messages are never re-flowed, so paths and names stay copy-pasteable in a pipe or a narrow
 # terminal (rich would otherwise wrap at 80 columns when stderr is not a terminal). markup off: messages
-# carry paths, names and error texts, whose brackets are text (style goes through Text, see warn()).
-stderr = Console(stderr=True, soft_wrap=True, markup=False)
+# carry paths, names and error texts, whose brackets are text (style goes through Text, see warn()); emoji
+# codes off: `--model hf-causal:x: ...` must not print as `hf-causal❌ ...`.
+stderr = Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
 
 
 class Format(str, Enum):
@@ -97,7 +98,7 @@ _SNAKE = re.compile(r"^[a-z]+(_[a-z]+)+$")
 
 def _print_table(rows: Sequence[dict[str, Any]], cols: list[str], title: str | None,
                  whole: Sequence[int] = ()) -> None:
-    console = Console()
+    console = Console(emoji=False)
     cells = [[_display(r.get(c)) for c in cols] for r in rows]
     # snake_case headers print as words, so a narrow column breaks them between words, not inside one
     heads = [c.replace("_", " ") if _SNAKE.match(c) else c for c in cols]
@@ -111,7 +112,8 @@ def _print_table(rows: Sequence[dict[str, Any]], cols: list[str], title: str | N
             keep = [i for i in range(len(cols)) if i not in same]
             heads, cells = [heads[i] for i in keep], [[row[i] for i in keep] for row in cells]
             whole = [keep.index(i) for i in whole if i in keep]
-    table = Table(title=title, header_style="bold")
+    # the title as Text: it quotes names and models (`hf-causal:x:`, `[x]`), which are neither markup nor emoji
+    table = Table(title=Text(title, style="italic") if title else None, header_style="bold")
     for h, fixed in zip(heads, _column_widths(heads, cells, console.width, whole)):
         table.add_column(h, overflow="fold", width=fixed)
     for row in cells:  # Text, not markup: a name or dataset string such as '[x]' prints as it is
