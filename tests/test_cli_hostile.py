@@ -70,3 +70,34 @@ def test_a_model_name_with_an_emoji_code_prints_as_typed(columns):
     assert result.exit_code == 0, result.output
     assert "hf-causal:x:" in result.stderr and "\u274c" not in result.output, result.output
     assert "hf-causal:x" in result.stdout  # the table title names it too
+
+
+def _visible_options(words: list[str]) -> tuple[str, set[str]]:
+    import typer.main
+
+    cmd = typer.main.get_command(app)
+    path = []
+    for w in words:
+        if not hasattr(cmd, "commands") or w not in cmd.commands:
+            break
+        cmd, path = cmd.commands[w], [*path, w]
+    return " ".join(path), {o for p in cmd.params if not getattr(p, "hidden", False) for o in p.opts}
+
+
+def test_commands_that_messages_suggest_use_the_current_spellings():
+    # the hints said `data fetch --task sa --variety "..."`: spellings that now print a deprecation note
+    from types import SimpleNamespace
+
+    from dialectbench.data.catalogue.models import FileRef, HFFile
+    from dialectbench.data.source import _fetch_hint, how_to_obtain
+
+    hints = [_fetch_hint("sa"),
+             how_to_obtain("sa", "tunisian arabic", SimpleNamespace(obtain=None), FileRef(path="a/b", url="https://x/y"),
+                           "file"),
+             how_to_obtain("sa", "tunisian arabic", SimpleNamespace(obtain=None),
+                           FileRef(path="a/b", hf=HFFile(repo="o/r", revision="main", file="f")), "file")]
+    for hint in hints:
+        for command in re.findall(r"`dialectbench ([^`]+)`", hint):
+            path, visible = _visible_options(command.split())
+            used = set(re.findall(r"(?<![\w-])--[a-z][\w-]*", command))
+            assert path and used and used <= visible, (hint, used - visible)
