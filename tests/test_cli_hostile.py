@@ -101,3 +101,20 @@ def test_commands_that_messages_suggest_use_the_current_spellings():
             path, visible = _visible_options(command.split())
             used = set(re.findall(r"(?<![\w-])--[a-z][\w-]*", command))
             assert path and used and used <= visible, (hint, used - visible)
+
+
+@pytest.mark.parametrize("columns", ["60", "64", "80"])
+def test_a_table_too_narrow_for_its_box_drops_the_rules_not_the_words(columns, monkeypatch, capsys):
+    # the run's headline at 60 columns read 'in-var|iety', 'baselin|e' and '100.|0' in a boxed table
+    from dialectbench.cli.output import Format, emit
+
+    monkeypatch.setenv("COLUMNS", columns)
+    rows = [{"task": t, "setting": s, "model": m, "metric": x, "mean": v, "spread": sp, "n": n}
+            for t, s, m, x, v, sp, n in [("mt-dialect", "in-variety", "baseline", "macro_f1", 100.0,
+                                          "sd 44.1 over varieties", 5),
+                                         ("sa", "zero-shot", "copy", "accuracy", 67.91, "±0.00 (item SE)", 12)]]
+    emit(rows, Format.table, title="headline")
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= int(columns)
+    for word in ("mt-dialect", "in-variety", "baseline", "macro_f1", "accuracy", "100.00", "67.91", "varieties"):
+        assert re.search(rf"(^|\s){re.escape(word)}(\s|$)", out, re.MULTILINE), (word, out)

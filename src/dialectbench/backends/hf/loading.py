@@ -69,9 +69,8 @@ def resolve(name: str, *, trust_remote_code: bool = False) -> ModelSpec:
 @contextlib.contextmanager
 def quiet_transformers() -> Iterator[None]:
     """Silence load reports and progress bars (classifier heads are new by design when we fine-tune)."""
-    from transformers.utils import logging
-
     from huggingface_hub.utils import logging as hub_logging
+    from transformers.utils import logging
 
     level, hub_level = logging.get_verbosity(), hub_logging.get_verbosity()
     logging.set_verbosity_error()
