@@ -157,7 +157,7 @@ def test_bad_inputs_give_clear_errors(tmp_path):
         build_report(tmp_path / "nope.csv", tmp_path / "r")
     bad = tmp_path / "bad.csv"
     bad.write_text("task,cluster,variety,model,setting,train_on,score\ndep,anglic,english,m,zero-shot,en,abc\n")
-    with pytest.raises(ReportInputError, match=r"bad.csv, row 1 .*not a number"):
+    with pytest.raises(ReportInputError, match=r"bad.csv:2: row 1: .*not a number"):
         build_report(bad, tmp_path / "r")
     with pytest.raises(ReportInputError, match="unknown report format"):
         build_report(FIXTURE, tmp_path / "r", formats=("pdf",))
