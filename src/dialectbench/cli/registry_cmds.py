@@ -150,9 +150,14 @@ def _show_row(v: Variety) -> dict[str, Any]:
     return row
 
 
-def show_cmd(name: str = typer.Argument(..., help="Variety name, e.g. 'english (a:scotland)'."),
+NAME_ARGUMENT = typer.Argument(..., metavar="NAME", help="Variety name, e.g. 'english (a:scotland)' (quotes "
+                               "optional: `show swiss german` works).")
+
+
+def show_cmd(words: list[str] = NAME_ARGUMENT,
              fmt: Format = FORMAT_OPTION, catalogue: list[Path] | None = CATALOGUE_OPTION) -> None:
     """Show everything known about one variety (unknown names get near-match suggestions)."""
+    name = " ".join(words)  # `show swiss german` unquoted was 'unexpected extra argument (german)'
     use_catalogues(catalogue)
     try:
         variety = registry().get(name)
