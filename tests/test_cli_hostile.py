@@ -118,3 +118,10 @@ def test_a_table_too_narrow_for_its_box_drops_the_rules_not_the_words(columns, m
     assert max(len(line) for line in out.splitlines()) <= int(columns)
     for word in ("mt-dialect", "in-variety", "baseline", "macro_f1", "accuracy", "100.00", "67.91", "varieties"):
         assert re.search(rf"(^|\s){re.escape(word)}(\s|$)", out, re.MULTILINE), (word, out)
+
+
+def test_a_run_refused_before_planning_prints_its_error_line_only(tmp_path):
+    # the progress bar, started and stopped empty, printed a blank line above the error
+    result = _run("run", "--synthetic", "aavee", "--tasks", "pos", "--out", str(tmp_path / "o"))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: unknown profile 'aavee'"), repr(result.stderr)
