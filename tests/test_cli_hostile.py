@@ -125,3 +125,11 @@ def test_a_run_refused_before_planning_prints_its_error_line_only(tmp_path):
     result = _run("run", "--synthetic", "aavee", "--tasks", "pos", "--out", str(tmp_path / "o"))
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("error: unknown profile 'aavee'"), repr(result.stderr)
+
+
+def test_the_command_listing_flows_each_docstring_as_one_text():
+    # typer's rich mode kept the docstring's line breaks: '(Tables 23-31) and' | 'dialect gaps (Table 4)'
+    result = _run("-h", columns="250")
+    assert result.exit_code == 0, result.output
+    assert "(Tables 23-31) and dialect gaps (Table 4)" in result.stdout, result.stdout
+    assert "between-group, with each group's within" in result.stdout, result.stdout
