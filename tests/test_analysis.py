@@ -65,7 +65,7 @@ def test_read_scores_names_file_row_and_problem(tmp_path, body, row, problem):
     with pytest.raises(ScoresError) as err:
         read_scores(path)
     assert err.value.row == row
-    assert str(path) in str(err.value) and f"row {row} (line {row + 1})" in str(err.value)
+    assert str(path) in str(err.value) and f":{row + 1}: row {row}" in str(err.value)
     assert problem in str(err.value)
 
 
@@ -78,7 +78,7 @@ def test_read_scores_missing_column(tmp_path):
 def test_read_scores_unknown_variety_without_cluster_suggests_names(tmp_path):
     path = _write(tmp_path, "task,variety,model,setting,train_on,score\n"
                             "dep,english,mbert,zero-shot,english,91\ndep,englsh,mbert,zero-shot,english,60\n")
-    with pytest.raises(ScoresError, match=r"row 2 \(line 3\): unknown variety 'englsh'.*did you mean 'english'"):
+    with pytest.raises(ScoresError, match=r":3: row 2: unknown variety 'englsh'.*did you mean 'english'"):
         read_scores(path)
 
 

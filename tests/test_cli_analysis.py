@@ -104,11 +104,11 @@ def test_analyze_table_output_shows_both_summaries(tmp_path):
 
 @pytest.mark.parametrize("text,expected", [
     (SCORES.replace(",score,", ",value,"), r"missing column\(s\) score"),
-    (SCORES.replace(",60,", ",sixty,"), r"row 2 \(line 3\): score 'sixty' is not a number"),
+    (SCORES.replace(",60,", ",sixty,"), r":3: row 2: score 'sixty' is not a number"),
     # an unregistered variety is accepted only with its cluster given (a user's own variety)
-    (SCORES.replace("anglic,singlish,mbert,zero", ",singlsh,mbert,zero"), r"row 2 .*unknown variety 'singlsh'"),
-    (SCORES + "pos,anglic,english,mbert,zero-shot,english,f1,81,\n", r"row 6 .*duplicate of row 1"),
-    (SCORES.replace("zero-shot,english,f1,40", "few-shot,english,f1,40"), r"row 5 .*unknown setting"),
+    (SCORES.replace("anglic,singlish,mbert,zero", ",singlsh,mbert,zero"), r":3: row 2: .*unknown variety 'singlsh'"),
+    (SCORES + "pos,anglic,english,mbert,zero-shot,english,f1,81,\n", r":7: row 6: .*duplicate of row 1"),
+    (SCORES.replace("zero-shot,english,f1,40", "few-shot,english,f1,40"), r":6: row 5: .*unknown setting"),
 ])
 def test_analyze_bad_scores_name_file_row_and_problem(tmp_path, text, expected):
     path = _write(tmp_path, "bad.csv", text)
@@ -122,12 +122,12 @@ def test_analyze_missing_file_and_bad_speakers(tmp_path):
     scores = _write(tmp_path, "scores.csv", SCORES)
     bad = _write(tmp_path, "sp.csv", "variety,speakers\nenglish,many\n")
     message = _error(run("analyze", scores, "--out", tmp_path, "--speakers", bad))
-    assert "sp.csv, row 1 (line 2): column 'speakers' is 'many', not a finite number" in message
+    assert "sp.csv:2: row 1: column 'speakers' is 'many', not a finite number" in message
     bad = _write(tmp_path, "sp2.csv", "name,speakers\nenglish,3\n")
     assert "sp2.csv: missing column(s) 'variety'" in _error(run("analyze", scores, "--out", tmp_path,
                                                                 "--speakers", bad))
     bad = _write(tmp_path, "sp3.csv", "variety,speakers\nenglish,3\nEnglish,4\n")
-    assert "row 2 (line 3): variety 'English' is listed twice" in _error(run("analyze", scores, "--out", tmp_path,
+    assert ":3: row 2: variety 'English' is listed twice" in _error(run("analyze", scores, "--out", tmp_path,
                                                                      "--speakers", bad))
 
 
@@ -171,10 +171,10 @@ def test_fairness_table_output(tmp_path):
 @pytest.mark.parametrize("text,args,expected", [
     (VALUES, ["--group", "dialect", "--value", "f1"], r"missing column\(s\) 'dialect'"),
     (VALUES.replace("5,c,2", "5,c,n/a"), ["--group", "variety", "--value", "f1"],
-     r"values.csv, row 5 \(line 6\): column 'f1' is 'n/a', not a finite number"),
-    (VALUES.replace("5,c,2", "5,c,"), ["--group", "variety", "--value", "f1"], r"row 5 \(line 6\): column 'f1' is empty"),
+     r"values.csv:6: row 5: column 'f1' is 'n/a', not a finite number"),
+    (VALUES.replace("5,c,2", "5,c,"), ["--group", "variety", "--value", "f1"], r":6: row 5: column 'f1' is empty"),
     (VALUES.replace("5,c,2", "5,,2"), ["--group", "variety", "--value", "f1"],
-     r"row 5 \(line 6\): column 'variety' is empty"),
+     r":6: row 5: column 'variety' is empty"),
     (VALUES, ["--group", "variety", "--value", "f1", "--alpha", "1"], r"--alpha must be .* other than 0 and 1"),
     ("g,v\nx,0\ny,0\n", ["--group", "g", "--value", "v"], r"values.csv: mean benefit is 0"),
 ])

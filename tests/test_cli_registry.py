@@ -153,3 +153,9 @@ def test_show_unknown_name_exits_2_with_suggestions():
 def test_show_malformed_name_names_the_problem():
     result = run("show", "english (x:uk)")
     assert result.exit_code == 2 and "unknown attribute key 'x'" in result.stderr
+
+
+def test_show_takes_a_name_of_several_words_unquoted():
+    # `show swiss german` was 'Got unexpected extra argument (german)'
+    assert run_json("show", "english", "(a:scotland)") == run_json("show", "english (a:scotland)")
+    assert run_json("show", "swiss", "german")[0]["name"] == run_json("show", "swiss german")[0]["name"]

@@ -64,6 +64,31 @@ def test_missing_hub_model_fails_clearly(no_training, monkeypatch):
         backend.fit("sa", synthetic.texts(4), None)
 
 
+def test_config_comes_from_the_local_cache_before_the_hub_and_the_hub_client_is_quiet(monkeypatch):
+    # offline, asking the hub first cost ~25 s and ten 'Retrying in 8s' lines before the one-line error
+    import transformers
+    from huggingface_hub.utils import logging as hub_logging
+
+    from dialectbench.backends.hf.loading import load_config, resolve
+
+    calls, levels = [], []
+
+    def from_pretrained(source, **kwargs):
+        calls.append(kwargs.get("local_files_only", False))
+        levels.append(hub_logging.get_verbosity())
+        if len(calls) == 1 and cached is False:
+            raise OSError("not in the cache")
+        return "config"
+
+    monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", from_pretrained)
+    before = hub_logging.get_verbosity()
+    for cached, want in ((True, [True]), (False, [True, False])):
+        calls.clear()
+        assert load_config(resolve("hf:org/model")) == "config"
+        assert calls == want
+    assert set(levels) == {hub_logging.ERROR} and hub_logging.get_verbosity() == before
+
+
 def test_model_without_the_needed_head(tiny_bert, tiny_marian, no_training):
     with pytest.raises(HFModelError, match="sequence-to-sequence"):
         HFBackend(f"hf:{tiny_bert}", device="cpu").fit("mt-dialect", synthetic.translation(4), None)

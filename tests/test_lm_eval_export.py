@@ -111,3 +111,16 @@ def test_import_stores_scores_per_example_and_names_bad_lines(tmp_path):
     _results(tmp_path / "nan", [_sample(0, "positive", [float("nan"), -1.0])])
     with pytest.raises(LmEvalImportError, match=":1: .*finite"):
         import_lm_eval(tmp_path / "nan", tmp_path / "s4.db")
+
+
+@pytest.mark.parametrize("content", ['[1]', '{"configs": 3}', '{"configs": {"dialectbench_sa_english": 3}}',
+                                     '{"configs": {"dialectbench_sa_english": {"metadata": "x"}}}',
+                                     '{"results": [1], "configs": {}}'])
+def test_import_of_a_malformed_results_file_is_one_line_naming_it(tmp_path, content):
+    # a config that was not an object ended in AttributeError: 'int' object has no attribute 'get'
+    (tmp_path / "results_x.json").write_text(content, encoding="utf-8")
+    result = CliRunner().invoke(app, ["import", "lm-eval", str(tmp_path), "--store", str(tmp_path / "s.db")])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {tmp_path / 'results_x.json'}"), result.output
+    assert "not an object" in lines[0]

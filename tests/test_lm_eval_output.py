@@ -156,6 +156,16 @@ def test_tasks_list_prints_the_lm_eval_names():
     assert sum(r["type"] == "task" for r in rows) == sum(g["subtasks"] for g in groups)
 
 
+@pytest.mark.parametrize("columns", ["40", "80", "200"])
+def test_tasks_list_table_keeps_every_name_whole_on_its_line(columns):
+    # a boxed table folded 'dialectbench_sa_nigerian_engl|ish' at 80 columns: the names are to be pasted
+    names = [r["name"] for r in json.loads(CliRunner().invoke(app, ["tasks", "--list", "-f", "json"]).stdout)]
+    result = CliRunner().invoke(app, ["tasks", "--list"], env={"COLUMNS": columns})
+    assert result.exit_code == 0, result.output
+    listed = [ln.strip().split()[0] for ln in result.stdout.splitlines()[1:]]
+    assert listed == names
+
+
 def test_a_model_with_an_id_is_named_by_it_as_lm_eval_names_pretrained():
     from dialectbench.runner.lm_eval_output import _model_args, _model_id
 

@@ -170,8 +170,8 @@ def test_perturb_single_rule(tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["--profile", "aavee"], "Did you mean: aave"),
     (["--rule", "copula_delet"], "unknown rule"),
-    (["--profile", "aave", "--task", "mt"], "--task is one of pos, dep, ner, tc, sa, nli"),
-    (["--profile", "aave", "--task", "sa"], "--task sa needs --analyzer-train"),
+    (["--profile", "aave", "--task", "mt"], "--tasks is one of pos, dep, ner, tc, sa, nli"),
+    (["--profile", "aave", "--task", "sa"], "--tasks sa needs --analyzer-train"),
     ([], "give --profile or --rule"),
 ])
 def test_perturb_user_errors_are_one_line(tmp_path, args, message):

@@ -102,7 +102,7 @@ def test_a_mirror_run_names_the_varieties_it_has_no_data_for(mirror):
 
     plan = build_plan(mirror, model="m", tasks=["sa", "mrc", "eqa"])
     by_task = {(s.task, s.setting): s.reason for s in plan.skips}
-    assert "algerian arabic" in by_task[("sa", None)] and "data list --task sa" in by_task[("sa", None)]
+    assert "algerian arabic" in by_task[("sa", None)] and "data list --tasks sa" in by_task[("sa", None)]
     assert {j.setting for j in plan.jobs if j.task == "sa"} == {"in-variety"}
     # MRC and EQA have test sets but no training data: one line each, saying where to get it
     assert "belebele" in by_task[("mrc", "combined")].lower()

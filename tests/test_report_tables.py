@@ -157,13 +157,14 @@ def test_bad_inputs_give_clear_errors(tmp_path):
         build_report(tmp_path / "nope.csv", tmp_path / "r")
     bad = tmp_path / "bad.csv"
     bad.write_text("task,cluster,variety,model,setting,train_on,score\ndep,anglic,english,m,zero-shot,en,abc\n")
-    with pytest.raises(ReportInputError, match=r"bad.csv, row 1 .*not a number"):
+    with pytest.raises(ReportInputError, match=r"bad.csv:2: row 1: .*not a number"):
         build_report(bad, tmp_path / "r")
     with pytest.raises(ReportInputError, match="unknown report format"):
         build_report(FIXTURE, tmp_path / "r", formats=("pdf",))
 
 
-def test_cli_report(tmp_path):
+def test_cli_report(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no dialectbench-results/ in the working folder
     runner = CliRunner()
     res = runner.invoke(app, ["report", "--scores", str(FIXTURE), "--out", str(tmp_path / "r"), "--formats", "csv",
                               "--compare", "paper"])
@@ -171,7 +172,9 @@ def test_cli_report(tmp_path):
     t3 = rows_of((tmp_path / "r" / "tables" / "table3_task_summary.csv").read_text())
     assert {r["source"] for r in t3} == {"ours", "paper"}
     res = runner.invoke(app, ["report", "--out", str(tmp_path / "x")])
-    assert res.exit_code == 2 and "exactly one of --store" in res.output
+    assert res.exit_code == 2 and "no result store at dialectbench-results" in res.output
+    res = runner.invoke(app, ["report", "--out", str(tmp_path / "x"), "--store", "s.db", "--scores", "paper"])
+    assert res.exit_code == 2 and "not both" in res.output
     res = runner.invoke(app, ["report", "--scores", str(FIXTURE), "--out", str(tmp_path / "x"), "--compare", "x"])
     assert res.exit_code == 2 and "--compare takes 'paper'" in res.output
 
@@ -266,3 +269,14 @@ def test_gap_summary_gives_each_gaps_mean_and_extreme_clusters():
     assert (first["avg"], first["n_clusters"], first["max_cluster"], first["max_value"], first["min_cluster"],
             first["min_value"]) == (10.0, 3, "z", 25.0, "y", -5.0)
     assert rows[1]["max_cluster"] == rows[1]["min_cluster"] == "x" and rows[1]["n_clusters"] == 1
+
+
+def test_report_without_store_or_scores_reports_the_store_run_writes(tmp_path, monkeypatch):
+    # `run` then `report --out R` said 'give exactly one of --store FILE or --scores CSV'
+    from dialectbench.runner.store import DEFAULT_STORE, Store
+
+    monkeypatch.chdir(tmp_path)
+    DEFAULT_STORE.parent.mkdir()
+    Store(DEFAULT_STORE).close()
+    res = CliRunner().invoke(app, ["report", "--out", str(tmp_path / "x")])
+    assert res.exit_code == 2 and f"{DEFAULT_STORE}: the store has no finished scores" in res.output, res.output

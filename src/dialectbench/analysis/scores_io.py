@@ -22,7 +22,7 @@ class ScoresError(ValueError):
 
     def __init__(self, source: str, row: int | None, problem: str):
         self.source, self.row, self.problem = source, row, problem
-        where = f"{source}, row {row} (line {row + 1})" if row is not None else str(source)
+        where = f"{source}:{row + 1}: row {row}" if row is not None else str(source)
         super().__init__(f"{where}: {problem}")
 
 

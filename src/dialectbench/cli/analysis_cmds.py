@@ -56,7 +56,7 @@ def _read_csv(path: Path) -> pd.DataFrame:
 
 def _where(path: Path, index: int) -> str:
     """Position of the data row at 0-based `index`, as read_scores reports it (header = line 1)."""
-    return f"{path}, row {index + 1} (line {index + 2})"
+    return f"{path}:{index + 2}: row {index + 1}"
 
 
 def _require_columns(df: pd.DataFrame, path: Path, columns: list[str]) -> None:

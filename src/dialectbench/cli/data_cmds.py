@@ -116,7 +116,9 @@ def list_cmd(task: list[str] | None = TASK_OPTION, data_dir: Path | None = DATA_
                 rows += status_rows(mine, [item.catalogue.task])
     except DataNotAvailable as err:
         fail(str(err))
-    emit(rows, fmt, title=f"{src.kind}: {src.root}")
+    # 'cached: <dir>' over rows that say 'missing' read as if the data were cached: name the folder's role
+    where = {"cached": "download cache", "mirror": "data folder", "sample": "bundled sample suite"}
+    emit(rows, fmt, title=f"{where.get(src.kind, src.kind)}: {src.root}")
 
 
 @data_app.command("stats")

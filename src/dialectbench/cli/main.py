@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import typer
 
 from dialectbench import __version__
@@ -49,6 +51,21 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 for module in (registry_cmds, analysis_cmds, data_cmds, run_cmds, plan_cmds, report_cmds, sdqa_cmds, models_cmds,
                perturb_cmds, export_cmds):
     module.register(app)
+
+
+def _one_line_listings(group: typer.Typer) -> None:
+    """A command's line in its group's listing is its docstring's first paragraph as one flowing text: in
+    rich mode typer kept the docstring's line breaks there ('... (Tables 23-31) and' / 'dialect gaps')."""
+    for info in group.registered_commands:
+        doc = info.help or (info.callback.__doc__ if info.callback else None)
+        if info.short_help is None and doc:
+            info.short_help = " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _one_line_listings(sub.typer_instance)
+
+
+_one_line_listings(app)
 
 if __name__ == "__main__":
     app()

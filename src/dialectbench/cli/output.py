@@ -18,14 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 # soft_wrap: messages are never re-flowed, so paths and names stay copy-pasteable in a pipe or a narrow
 # terminal (rich would otherwise wrap at 80 columns when stderr is not a terminal). markup off: messages
-# carry paths, names and error texts, whose brackets are text (style goes through Text, see warn()).
-stderr = Console(stderr=True, soft_wrap=True, markup=False)
+# carry paths, names and error texts, whose brackets are text (style goes through Text, see warn()); emoji
+# codes off: `--model hf-causal:x: ...` must not print as `hf-causal❌ ...`.
+stderr = Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
 
 
 class Format(str, Enum):
@@ -97,7 +99,7 @@ _SNAKE = re.compile(r"^[a-z]+(_[a-z]+)+$")
 
 def _print_table(rows: Sequence[dict[str, Any]], cols: list[str], title: str | None,
                  whole: Sequence[int] = ()) -> None:
-    console = Console()
+    console = Console(emoji=False)
     cells = [[_display(r.get(c)) for c in cols] for r in rows]
     # snake_case headers print as words, so a narrow column breaks them between words, not inside one
     heads = [c.replace("_", " ") if _SNAKE.match(c) else c for c in cols]
@@ -111,8 +113,19 @@ def _print_table(rows: Sequence[dict[str, Any]], cols: list[str], title: str | N
             keep = [i for i in range(len(cols)) if i not in same]
             heads, cells = [heads[i] for i in keep], [[row[i] for i in keep] for row in cells]
             whole = [keep.index(i) for i in whole if i in keep]
-    table = Table(title=title, header_style="bold")
-    for h, fixed in zip(heads, _column_widths(heads, cells, console.width, whole)):
+    room = console.width - 3 * len(heads) - 1  # borders and padding
+    widths, tight = _column_widths(heads, cells, room, whole), False
+    if len(heads) > 1 and not _keeps_words(widths, heads, cells, room):
+        # too narrow for the boxed table's words (at 60 columns the headline read 'in-var|iety', '100.|0'):
+        # no vertical rules and one space between columns give each column 2 more characters
+        tight_room = console.width - (len(heads) - 1)
+        tight_widths = _column_widths(heads, cells, tight_room, whole)
+        if _keeps_words(tight_widths, heads, cells, tight_room):
+            widths, tight = tight_widths, True
+    # the title as Text: it quotes names and models (`hf-causal:x:`, `[x]`), which are neither markup nor emoji
+    table = Table(title=Text(title, style="italic") if title else None, header_style="bold",
+                  **({"box": box.SIMPLE_HEAD, "padding": 0, "show_edge": False} if tight else {}))
+    for h, fixed in zip(heads, widths):
         table.add_column(h, overflow="fold", width=fixed)
     for row in cells:  # Text, not markup: a name or dataset string such as '[x]' prints as it is
         table.add_row(*(Text(v) for v in row))
@@ -124,10 +137,20 @@ def _display(value: Any) -> str:
     return _cell(value).replace(",", ", ") if isinstance(value, (list, tuple, set, frozenset)) else _cell(value)
 
 
-def _column_widths(heads: list[str], rows: list[list[str]], width: int,
+def _keeps_words(widths: list[int | None], heads: list[str], rows: list[list[str]], room: int) -> bool:
+    """Whether a layout from `_column_widths` folds no word of a cell, but for words over 12 characters in a
+    column at least 12 wide (all None: either every row fits on one line, or nothing fits and rich folds)."""
+    if all(w is None for w in widths):
+        return sum(max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(heads)) <= room
+    return all(w is None or w >= 12 or all(len(word) <= w for row in rows for word in row[i].split())
+               for i, w in enumerate(widths))
+
+
+def _column_widths(heads: list[str], rows: list[list[str]], room: int,
                    whole_words: Sequence[int] = ()) -> list[int | None]:
-    """Fixed column widths such that numbers never wrap and text wraps between words, not inside one,
-    when the terminal is wide enough for that (None: let rich decide, folding long words as before)."""
+    """Fixed column widths, given the `room` the cells have, such that numbers never wrap and text wraps
+    between words, not inside one, when there is room for that (None: let rich decide, folding long words
+    as before)."""
     need, whole, cells_only, short_words, short_headed, numeric_cols = [], [], [], [], [], []
     for i, c in enumerate(heads):
         cells = [row[i] for row in rows]
@@ -142,7 +165,6 @@ def _column_widths(heads: list[str], rows: list[list[str]], width: int,
         cells_only.append(max(len(v) for v in cells) if numeric and cells else min(cell_words, cap))
         short_words.append(cells_only[-1] if numeric or i in whole_words else min(cell_words, 12))  # long words fold
         short_headed.append(max(short_words[-1], min(len(c), 12)) if numeric else short_words[-1])
-    room = width - 3 * len(heads) - 1  # borders and padding
     if sum(need) <= room:
         return [None] * len(heads)  # everything fits on one line: rich's own layout
     # headers whole if possible, else only the cells (a long header may then fold), else words of up to 12

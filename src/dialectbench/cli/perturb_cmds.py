@@ -67,11 +67,11 @@ def perturb_cmd(input: Path = INPUT_OPT, output: Path | None = OUTPUT_OPT, profi
     from dialectbench.perturb.conllu_out import source_blocks, write_conllu, write_iob
 
     if task not in TASKS:
-        fail(f"--task is one of {', '.join(TASKS)}, not {task!r}")
+        fail(f"--tasks is one of {', '.join(TASKS)}, not {task!r}")
     if (profile is None) == (not rule):
         fail("give --profile or --rule, one of the two")
     if task not in UD_TASKS and analyzer_train is None:
-        fail(f"--task {task} needs --analyzer-train FILE.conllu (a UD treebank to train the tagger and parser "
+        fail(f"--tasks {task} needs --analyzer-train FILE.conllu (a UD treebank to train the tagger and parser "
              "that analyse the tokens, e.g. UD_English-EWT train)")
     if task not in UD_TASKS and not analyzer_train.is_file():
         fail(f"--analyzer-train: no such file {analyzer_train}")

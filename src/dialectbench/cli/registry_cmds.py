@@ -109,10 +109,19 @@ def tasks_cmd(fmt: Format = FORMAT_OPTION, lm_eval: bool = LIST_OPTION) -> None:
     """List the tasks (DialectBench Tables 1-2): metric, settings (* = run by default), coverage."""
     if lm_eval:
         rows = _lm_eval_rows()
-        if fmt == Format.table:  # 80 columns: the names (variety, cluster, subtasks in --format csv/json)
-            rows = [{"name": r["name"], "type": r["type"]} for r in rows]
-        emit(rows, fmt, title=f"{sum(r['type'] == 'task' for r in rows)} lm-eval tasks in "
-                              f"{sum(r['type'] == 'group' for r in rows)} groups (dialectbench_<task>_<variety>)")
+        title = (f"{sum(r['type'] == 'task' for r in rows)} lm-eval tasks in "
+                 f"{sum(r['type'] == 'group' for r in rows)} groups (dialectbench_<task>_<variety>)")
+        if fmt != Format.table:
+            emit(rows, fmt, title=title)
+            return
+        # names of up to ~75 characters, to paste into `lm_eval --tasks`: one per line, never folded by a
+        # table cell (at 80 columns and less a boxed table split them); each group, then its tasks indented
+        from rich.console import Console
+
+        out = Console(soft_wrap=True, markup=False, emoji=False, highlight=False)
+        out.print(f"{title}; variety, cluster: --format csv|json")
+        for r in rows:
+            out.print(f"{r['name']}  (group of {r['subtasks']})" if r["type"] == "group" else f"  {r['name']}")
         return
     reg = registry()
     rows = []
@@ -141,9 +150,14 @@ def _show_row(v: Variety) -> dict[str, Any]:
     return row
 
 
-def show_cmd(name: str = typer.Argument(..., help="Variety name, e.g. 'english (a:scotland)'."),
+NAME_ARGUMENT = typer.Argument(..., metavar="NAME", help="Variety name, e.g. 'english (a:scotland)' (quotes "
+                               "optional: `show swiss german` works).")
+
+
+def show_cmd(words: list[str] = NAME_ARGUMENT,
              fmt: Format = FORMAT_OPTION, catalogue: list[Path] | None = CATALOGUE_OPTION) -> None:
     """Show everything known about one variety (unknown names get near-match suggestions)."""
+    name = " ".join(words)  # `show swiss german` unquoted was 'unexpected extra argument (german)'
     use_catalogues(catalogue)
     try:
         variety = registry().get(name)

@@ -10,7 +10,8 @@ import typer
 from dialectbench.cli.convention import CATALOGUE_OPTION, deprecated, prefer, use_catalogues
 from dialectbench.cli.output import fail, stderr
 
-STORE_OPT = typer.Option(None, "--store", help="SQLite result store written by `dialectbench run`.")
+STORE_OPT = typer.Option(None, "--store", help="SQLite result store written by `dialectbench run` (default: "
+                         "dialectbench-results/results.sqlite, where `run` writes, unless --scores is given).")
 SCORES_OPT = typer.Option(None, "--scores", help="Scores CSV (task, cluster, variety, model, setting, train_on, "
                                                  "score), or 'paper' for the published DialectBench results.")
 OUT_OPT = typer.Option(..., "--out", "-o", help="Folder for index.html, tables/ and figures/ (created if needed).")
@@ -43,8 +44,14 @@ def report_cmd(store: Path | None = STORE_OPT, scores: str | None = SCORES_OPT, 
     formats = prefer(formats, old_format, "report --format", "--formats")
     use_catalogues(catalogue)  # its new varieties' speakers and clusters
 
-    if (store is None) == (scores is None):
-        fail("give exactly one of --store FILE or --scores CSV (or --scores paper)")
+    if store is None and scores is None:  # `run` then `report --out R` reports what run wrote, as results export does
+        from dialectbench.runner.store import DEFAULT_STORE
+
+        if not DEFAULT_STORE.is_file():
+            fail(f"no result store at {DEFAULT_STORE}: give --store FILE or --scores CSV (or --scores paper)")
+        store = DEFAULT_STORE
+    if store is not None and scores is not None:
+        fail("give one of --store FILE or --scores CSV (or --scores paper), not both")
     if compare is not None and compare.strip().lower() != "paper":
         fail(f"--compare takes 'paper' (the published DialectBench rows), not {compare!r}")
     if sdqa_values is not None and sdqa is None:

@@ -49,16 +49,16 @@ class RichProgress:
         self.last_line = float("-inf")
 
     def __enter__(self) -> Self:
-        self.progress.start()
-        return self
+        return self  # the bar starts once there is a plan: stopped empty, it printed a blank line before an error
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.progress.update(self.bar, description="finished")
-        self.progress.stop()
+            self.progress.stop()
 
     def planned(self, plan: Plan, pending: int) -> None:
         self.tracker.planned(plan, pending)
+        self.progress.start()
         self.bar = self.progress.add_task("planning", total=max(self.tracker.total, 1e-9), jobs=f"0/{pending}",
                                           eta="-:--:--")
 

@@ -50,7 +50,7 @@ def check_out(out: Path) -> Path:
     if repo is not None and out.is_relative_to(repo):
         raise ExportError(f"{out} is inside the dialectbench repository ({repo}); export the data elsewhere")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ExportError(f"{out} exists and is not an empty folder")
+        raise ExportError(f"{out} exists and is not an empty folder; give a new or empty one (nothing is overwritten)")
     return out
 
 

@@ -292,18 +292,18 @@ def how_to_obtain(task: str, variety: str, dataset: Any, ref: FileRef, kind: str
     if dataset.obtain:
         return f"{dataset.obtain} (expected at <data-dir>/{ref.path})"
     if ref.url:
-        return (f"run `dialectbench data fetch --task {task} --variety \"{variety}\"`, or download {ref.url} "
+        return (f"run `dialectbench data fetch --tasks {task} --varieties \"{variety}\"`, or download {ref.url} "
                 + (f"(file {ref.member} inside the archive) " if ref.member else "")
                 + f"and save it as <data-dir>/{ref.path}")
     if ref.hf:
         where = ref.hf.file or f"config {ref.hf.config}, split {ref.hf.split}"
         return (f"on the Hugging Face hub: {ref.hf.repo}@{ref.hf.revision} ({where}); run `dialectbench data "
-                f"fetch --hub --task {task}` where the hub is reachable, or export it to <data-dir>/{ref.path}")
+                f"fetch --hub --tasks {task}` where the hub is reachable, or export it to <data-dir>/{ref.path}")
     return f"place the file at <data-dir>/{ref.path}"
 
 
 def _fetch_hint(task: str) -> str:
-    return f"run `dialectbench data fetch --task {task}` or point --data-dir at a local mirror"
+    return f"run `dialectbench data fetch --tasks {task}` or point --data-dir at a local mirror"
 
 
 # ------------------------------------------------------------------------------------------------ stats

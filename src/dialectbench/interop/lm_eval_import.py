@@ -27,6 +27,15 @@ class LmEvalImportError(ValueError):
     """A results file that cannot be imported; the message names the file (and line)."""
 
 
+def _table(data: dict[str, Any], key: str, where: object) -> dict[str, Any]:
+    """`data[key]` as an object ({} when absent); anything else is an error naming the file, not a traceback."""
+    value = data.get(key) or {}
+    if not isinstance(value, dict):
+        raise LmEvalImportError(f"{where}: not an lm-eval results file: {key!r} is {type(value).__name__}, "
+                                "not an object")
+    return value
+
+
 def _results_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
@@ -126,13 +135,21 @@ def import_lm_eval(path: str | Path, store: str | Path) -> list[dict[str, Any]]:
             data = json.loads(results_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
             raise LmEvalImportError(f"{results_file}: not an lm-eval results file: {err}") from None
-        general = data.get("config") or {}
+        if not isinstance(data, dict):
+            raise LmEvalImportError(f"{results_file}: not an lm-eval results file: a JSON {type(data).__name__}, "
+                                    "not an object")
+        general = _table(data, "config", results_file)
+        results, n_samples_of = _table(data, "results", results_file), _table(data, "n-samples", results_file)
+        n_shots, versions = _table(data, "n-shot", results_file), _table(data, "versions", results_file)
         model = str(data.get("model_name") or general.get("model_args") or general.get("model") or "unknown")
         args = general.get("model_args")
         args = dict(a.split("=", 1) for a in args.split(",") if "=" in a) if isinstance(args, str) else args or {}
         revision = str(args.get("revision") or data.get("model_revision") or "") or None
-        for name, config in sorted((data.get("configs") or {}).items()):
-            meta = config.get("metadata") or {}
+        for name, config in sorted(_table(data, "configs", results_file).items()):
+            if not isinstance(config, dict):
+                raise LmEvalImportError(f"{results_file}: {name}: not an lm-eval results file: its config is "
+                                        f"{type(config).__name__}, not an object")
+            meta = _table(config, "metadata", f"{results_file}: {name}")
             task, variety = meta.get("dialectbench_task"), meta.get("variety")
             if not task or not variety:
                 continue  # not an exported DialectBench task
@@ -143,21 +160,20 @@ def import_lm_eval(path: str | Path, store: str | Path) -> list[dict[str, Any]]:
             samples_file, samples = _samples(results_file, name)
             job = job_from_samples(task, samples, str(samples_file))
             scored = job["scored"]
-            theirs = (data.get("results") or {}).get(name, {}).get("acc,none")
-            n_samples = (data.get("n-samples") or {}).get(name, {})
+            theirs = _table(results, name, results_file).get("acc,none")
+            n_samples = n_samples_of.get(name, {})
             acc = sum(p == (g.label if task != "mrc" else g.answer) for p, g in zip(job["predictions"], job["golds"]))
             acc /= max(1, len(job["golds"]))
             if theirs is not None and not math.isclose(acc, float(theirs), abs_tol=1e-9):
                 raise LmEvalImportError(f"{results_file}: {name}: lm-eval's acc {theirs} is not the accuracy of its "
                                    f"logged samples ({acc}); the samples file is not this run's")
-            n_shot = (data.get("n-shot") or {}).get(name, config.get("num_fewshot"))
+            n_shot = n_shots.get(name, config.get("num_fewshot"))
             model_name = f"lm-eval:{model}" + (f"@{revision}" if revision else "")
             key = hashlib.sha256(json.dumps([model_name, name, str(results_file.resolve()),
                                              data.get("date")], default=str).encode()).hexdigest()[:32]
             extra = {**scored["extra"], "acc": acc, "source": "lm-eval", "results_file": str(results_file),
                      "lm_eval_task": name, "n_samples": n_samples, "n_shot": n_shot,
-                     "lm_eval_version": (data.get("versions") or {}).get(name),
-                     "lm_eval_results": (data.get("results") or {}).get(name)}
+                     "lm_eval_version": versions.get(name), "lm_eval_results": results.get(name)}
             if revision:
                 extra["revision"] = revision
             head = f"icl|lm-eval|mode:loglikelihood|k:{n_shot}|chat:off"

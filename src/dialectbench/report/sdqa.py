@@ -44,7 +44,7 @@ def _numeric(df: pd.DataFrame, col: str, name: str) -> pd.Series:
     bad = values.isna() & df[col].notna()
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ReportInputError(f"{name}, row {i + 1} (line {i + 2}): column {col!r} is {df[col].iloc[i]!r}, "
+        raise ReportInputError(f"{name}:{i + 2}: row {i + 1}: column {col!r} is {df[col].iloc[i]!r}, "
                                "not a number")
     return values
 

@@ -488,8 +488,8 @@ def _note_missing(b: _Builder, task: str, available: list[str], clusters: set[st
     if missing:
         shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
         b.skip(task, None, None, f"{len(missing)} of its varieties have no data here ({shown}): "
-                                 f"`dialectbench data list --task {task}` names the files each needs, "
-                                 f"`dialectbench data fetch --task {task}` gets the public ones")
+                                 f"`dialectbench data list --tasks {task}` names the files each needs, "
+                                 f"`dialectbench data fetch --tasks {task}` gets the public ones")
 
 
 def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | None,
@@ -502,7 +502,7 @@ def _plan_task(b: _Builder, task: str, settings: list[str], wanted: list[str] | 
         return
     if not available:
         b.skip(task, None, None, f"no data for this task in {getattr(b.source, 'root', 'the data source')} "
-                                 f"(see `dialectbench data list --task {task}`)")
+                                 f"(see `dialectbench data list --tasks {task}`)")
         return
     if wanted is None:  # said after the task's other skips (see _note_missing)
         b.pending_notes.append((task, available, clusters))

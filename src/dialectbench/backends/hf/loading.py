@@ -69,15 +69,19 @@ def resolve(name: str, *, trust_remote_code: bool = False) -> ModelSpec:
 @contextlib.contextmanager
 def quiet_transformers() -> Iterator[None]:
     """Silence load reports and progress bars (classifier heads are new by design when we fine-tune)."""
+    from huggingface_hub.utils import logging as hub_logging
     from transformers.utils import logging
 
-    level = logging.get_verbosity()
+    level, hub_level = logging.get_verbosity(), hub_logging.get_verbosity()
     logging.set_verbosity_error()
+    # offline, the hub client logs ten 'Retrying in 8s' lines before the one-line error says it all
+    hub_logging.set_verbosity_error()
     logging.disable_progress_bar()
     try:
         yield
     finally:
         logging.set_verbosity(level)
+        hub_logging.set_verbosity(hub_level)
         logging.enable_progress_bar()
 
 
@@ -93,6 +97,9 @@ def load_config(spec: ModelSpec) -> Any:
 
     try:
         with quiet_transformers():
+            with contextlib.suppress(OSError):  # the local cache first: no network when the model is there
+                return AutoConfig.from_pretrained(spec.source, trust_remote_code=spec.trust_remote_code,
+                                                  local_files_only=True)
             return AutoConfig.from_pretrained(spec.source, trust_remote_code=spec.trust_remote_code)
     except (OSError, ValueError) as err:
         if "trust_remote_code" in str(err):
