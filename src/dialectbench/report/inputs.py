@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 PAPER = "paper"
@@ -106,11 +105,3 @@ def _evidence(db: Any, job_key: str) -> dict[str, Any]:
     from dialectbench.runner.headline import job_evidence
 
     return job_evidence(db, job_key)
-
-
-def _is_matrix(stats: Any) -> bool:
-    try:
-        arr = np.asarray(stats, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    return arr.ndim == 2 and arr.shape[0] > 0 and arr.shape[1] >= 2 and bool(np.all(np.isfinite(arr)))
