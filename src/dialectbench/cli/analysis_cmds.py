@@ -189,65 +189,51 @@ def _set_synthetic_aside(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _check_table3(tasks: pd.DataFrame, out: Path, fmt: Format) -> None:
-    """The task summary of the packaged results against DialectBench Table 3 as printed, cell by cell:
-    the count reproduced, and every cell that is not with its reason (table3_check.csv has all 77)."""
+    """The task summary of the packaged results against DialectBench Table 3 as printed, cell by cell."""
     from dialectbench.analysis.reference.check import table3_cells
 
-    cells = table3_cells(tasks)
-    try:
-        cells.to_csv(out / "table3_check.csv", index=False)
-    except OSError as exc:
-        fail(f"{out}: cannot write table3_check.csv ({exc.strerror or exc})")
-    stderr.print(f"DialectBench Table 3: {int(cells['match'].sum())} of {len(cells)} cells reproduced from "
-                 f"the packaged results (all cells in {out / 'table3_check.csv'})", highlight=False, soft_wrap=True)
-    differ = cells[~cells["match"]]
-    if len(differ) and fmt == Format.table:
-        emit(_records(differ, ("task", "cell", "ours", "paper", "reason")), fmt,
-             title="DialectBench Table 3: cells not reproduced", columns=("task", "cell", "ours", "paper", "reason"))
-    elif len(differ):  # stdout stays one csv/json table: the cells go to stderr, one line each
-        for r in differ.itertuples():
-            stderr.print(f"  - {r.task} {r.cell}: ours {r.ours}, paper {r.paper}: {r.reason}", highlight=False,
-                         markup=False, soft_wrap=True)
+    _report_cells(table3_cells(tasks), out / "table3_check.csv", fmt, "DialectBench Table 3", "",
+                  ("task", "cell", "ours", "paper", "reason"),
+                  lambda r: f"{r.task} {r.cell}: ours {r.ours}, paper {r.paper}: {r.reason}")
 
 
 def _check_table4(gap_table: pd.DataFrame, out: Path, fmt: Format) -> None:
     """Table 4 (mBERT cluster gaps) rebuilt from the packaged per-variety rows over the paper's cluster set
-    (clusters with all three gaps), cell by cell, as Table 3: the count, and each differing cell's reason."""
+    (clusters with all three gaps), cell by cell, as Table 3."""
     from dialectbench.analysis.reference.check import table4_cells
 
-    cells = table4_cells(gap_table)
-    try:
-        cells.to_csv(out / "table4_check.csv", index=False)
-    except OSError as exc:
-        fail(f"{out}: cannot write table4_check.csv ({exc.strerror or exc})")
-    stderr.print(f"DialectBench Table 4: {int(cells['match'].sum())} of {len(cells)} cells reproduced from the "
-                 f"packaged results, over the clusters with all three gaps (the paper's set; all cells in "
-                 f"{out / 'table4_check.csv'})", highlight=False, soft_wrap=True)
-    differ = cells[~cells["match"]]
-    cols = ("task", "gap", "cell", "ours", "paper", "reason")
-    if len(differ) and fmt == Format.table:
-        emit(_records(differ, cols), fmt, title="DialectBench Table 4: cells not reproduced", columns=cols)
-    elif len(differ):
-        for r in differ.itertuples():
-            stderr.print(f"  - {r.task} {r.gap} {r.cell}: ours {r.ours}, paper {r.paper}: {r.reason}",
-                         highlight=False, markup=False, soft_wrap=True)
+    _report_cells(table4_cells(gap_table), out / "table4_check.csv", fmt, "DialectBench Table 4",
+                  ", over the clusters with all three gaps (the paper's set;", ("task", "gap", "cell", "ours", "paper", "reason"),
+                  lambda r: f"{r.task} {r.gap} {r.cell}: ours {r.ours}, paper {r.paper}: {r.reason}")
 
 
 def _check_utilities(clusters: pd.DataFrame, out: Path, fmt: Format) -> None:
     """Tables 23-31 (cluster utilities, minimum, std) rebuilt from the packaged rows, cell by cell."""
     from dialectbench.analysis.reference.check import utility_cells
 
-    cells = utility_cells(clusters)
+    _report_cells(utility_cells(clusters), out / "utilities_check.csv", fmt, "DialectBench Tables 23-31", "", None,
+                  lambda r: f"Table {r.table} {r.cluster} {r.cell}: ours {r.ours}, "
+                            f"paper {r.paper if isinstance(r.paper, str) else '-'}: {r.reason}")
+
+
+def _report_cells(cells: pd.DataFrame, path: Path, fmt: Format, what: str, scope: str,
+                  columns: tuple[str, ...] | None, line: Any) -> None:
+    """A paper table rebuilt cell by cell: every cell into `path`, the count on stderr, and each differing
+    cell with its reason (a table of `columns` on stdout in table format, else one stderr line each, so
+    stdout stays one csv/json table)."""
     try:
-        cells.to_csv(out / "utilities_check.csv", index=False)
+        cells.to_csv(path, index=False)
     except OSError as exc:
-        fail(f"{out}: cannot write utilities_check.csv ({exc.strerror or exc})")
-    stderr.print(f"DialectBench Tables 23-31: {int(cells['match'].sum())} of {len(cells)} cells reproduced from "
-                 f"the packaged results (all cells in {out / 'utilities_check.csv'})", highlight=False,
-                 soft_wrap=True)
-    for r in cells[~cells["match"]].itertuples():
-        stderr.print(f"  - Table {r.table} {r.cluster} {r.cell}: ours {r.ours}, paper {r.paper if isinstance(r.paper, str) else '-'}: {r.reason}",
-                     highlight=False, markup=False, soft_wrap=True)
+        fail(f"{path.parent}: cannot write {path.name} ({exc.strerror or exc})")
+    where = f"{scope} all cells in {path})" if scope else f" (all cells in {path})"
+    stderr.print(f"{what}: {int(cells['match'].sum())} of {len(cells)} cells reproduced from the packaged "
+                 f"results{where}", highlight=False, soft_wrap=True)
+    differ = cells[~cells["match"]]
+    if len(differ) and columns is not None and fmt == Format.table:
+        emit(_records(differ, columns), fmt, title=f"{what}: cells not reproduced", columns=columns)
+    else:
+        for r in differ.itertuples():
+            stderr.print(f"  - {line(r)}", highlight=False, markup=False, soft_wrap=True)
 
 
 # -------------------------------------------------------------------------------------------- fairness
