@@ -5,6 +5,7 @@ exported folder's prompts are exactly the run's. Skipped without lm_eval (the `l
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -137,20 +138,28 @@ def test_same_prediction_and_loglikelihoods_on_every_item(parity):
     assert results["results"][name]["acc,none"] == pytest.approx(acc)
 
 
-def test_round_trip_import_reproduces_the_run_scores(parity, tmp_path):
-    """export -> lm_eval -> results files -> `import lm-eval`: the stored score, its per-example values and
-    predictions are those `dialectbench run` stored for the same items."""
+def _save_as_lm_eval_does(results, out):
+    """lm_eval's results and samples files, written from a copy: EvaluationTracker rewrites the samples'
+    `arguments` in place, and the module's other tests read the fixture's samples as lm_eval returned them
+    (so the tests pass in any order)."""
     from lm_eval.loggers import EvaluationTracker
 
-    from dialectbench.interop.lm_eval_import import import_lm_eval
-    from dialectbench.runner.store import Store
-
-    _, results, _, _, tmp = parity
-    tracker = EvaluationTracker(output_path=str(tmp_path / "lm_eval_out"))
+    results = copy.deepcopy(results)
+    tracker = EvaluationTracker(output_path=str(out))
     tracker.general_config_tracker.model_name = "tiny-llama"
     tracker.save_results_aggregated(results=dict(results), samples=results["samples"])
     for task in results["configs"]:
         tracker.save_results_samples(task_name=task, samples=results["samples"][task])
+
+
+def test_round_trip_import_reproduces_the_run_scores(parity, tmp_path):
+    """export -> lm_eval -> results files -> `import lm-eval`: the stored score, its per-example values and
+    predictions are those `dialectbench run` stored for the same items."""
+    from dialectbench.interop.lm_eval_import import import_lm_eval
+    from dialectbench.runner.store import Store
+
+    _, results, _, _, tmp = parity
+    _save_as_lm_eval_does(results, tmp_path / "lm_eval_out")
     rows = import_lm_eval(tmp_path / "lm_eval_out", tmp_path / "imported.db")
     assert [r["status"] for r in rows] == ["imported"]
     run_db, imported = Store(tmp / "store.db"), Store(tmp_path / "imported.db")
@@ -168,17 +177,12 @@ def test_round_trip_import_reproduces_the_run_scores(parity, tmp_path):
 
 
 def test_cli_import_then_report_reads_the_imported_scores(parity, tmp_path):
-    from lm_eval.loggers import EvaluationTracker
     from typer.testing import CliRunner
 
     from dialectbench.cli.main import app
 
     _, results, _, _, _ = parity
-    tracker = EvaluationTracker(output_path=str(tmp_path / "out"))
-    tracker.general_config_tracker.model_name = "tiny-llama"
-    tracker.save_results_aggregated(results=dict(results), samples=results["samples"])
-    for task in results["configs"]:
-        tracker.save_results_samples(task_name=task, samples=results["samples"][task])
+    _save_as_lm_eval_does(results, tmp_path / "out")
     runner = CliRunner()
     store = tmp_path / "store.db"
     done = runner.invoke(app, ["import", "lm-eval", str(tmp_path / "out"), "--store", str(store), "-f", "json"])
