@@ -472,6 +472,36 @@ def test_concurrency_gives_the_same_predictions(server):
     assert four.predict(tests) == one and len(server.chats()) == 25
 
 
+def test_a_jobs_first_request_goes_alone_then_concurrently(server):
+    """With concurrency, a job's first request is answered before the others are sent (a prefix-caching
+    server then holds the shared demonstrations), later batches of the same job are not serialised, and a
+    job with other demonstrations is warmed again."""
+    lock, in_flight, events = threading.Lock(), [0], []
+
+    def reply(prompt):
+        with lock:
+            in_flight[0] += 1
+            events.append(("start", _query(prompt), in_flight[0]))
+        time.sleep(0.3 if len(events) == 1 else 0.02)  # the others would arrive meanwhile if sent
+        with lock:
+            in_flight[0] -= 1
+            events.append(("end", _query(prompt), in_flight[0]))
+        return "positive"
+
+    def check(n):
+        assert events[0][:2] == ("start", "q0") and events[1] == ("end", "q0", 0)  # alone, and done first
+        starts = [e for e in events if e[0] == "start"]
+        assert len(starts) == n and max(e[2] for e in starts[-8:]) > 1  # later batches still overlap
+
+    server.reply = reply
+    tests = [TextExample(str(i), f"q{i}", "positive") for i in range(40)]
+    _backend(server, concurrency=4).fit("sa", _sa_train(), None, seed=0).predict(tests)
+    check(40)
+    events.clear()
+    _backend(server, concurrency=4).fit("sa", _sa_train(16), None, seed=1).predict(tests[:12])
+    check(12)
+
+
 def test_unsupported_task_and_bad_url(server):
     tagged = [TaggedSentence("s", ("a",), ("O",))]
     for task in ("pos", "ner", "dep"):

@@ -207,6 +207,7 @@ class ServerEngine:
         self.chunk_size = max(1, concurrency) * 4
         self._ll_support: bool | None = None
         self.ll_problem = ""  # why log-probabilities it gives are not used, when they are not
+        self._sent_alone = ""  # the prompt of the last request sent before its batch (_new_prefix)
 
     def chat(self, mode: str) -> bool:
         """Whether the prompt goes through a chat template: generate mode on the chat endpoint only."""
@@ -222,13 +223,16 @@ class ServerEngine:
                     "/chat/completions: the server applies the model's chat template, which the client never sees")
         return "plain text to POST /completions: no chat template"
 
-    def _map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        if self.concurrency <= 1 or len(items) <= 1:
-            try:
-                return [fn(x) for x in items]
-            except KeyboardInterrupt:  # Ctrl-C, SIGTERM: no other request of this client may keep waiting
-                self.client.cancel()
-                raise
+    def _map(self, fn: Callable[[Any], Any], items: Sequence[Any], prompt: Callable[[Any], str]) -> list[Any]:
+        n_alone = len(items) if self.concurrency <= 1 else int(bool(items) and self._new_prefix(prompt(items[0])))
+        try:
+            head = [fn(x) for x in items[:n_alone]]
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM: no other request of this client may keep waiting
+            self.client.cancel()
+            raise
+        items = items[n_alone:]
+        if not items:
+            return head
         down = threading.Event()
 
         def guarded(item: Any) -> Any:
@@ -242,12 +246,24 @@ class ServerEngine:
 
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
         try:
-            return list(pool.map(guarded, items))
+            return head + list(pool.map(guarded, items))
         except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the workers' waits end at once (within _POLL_S)
             self.client.cancel()
             raise
         finally:  # on an error (server down) the queued requests are dropped, not each retried in turn
             pool.shutdown(wait=True, cancel_futures=True)
+
+    def _new_prefix(self, text: str) -> bool:
+        """Whether a batch's first request goes alone, before the others are sent: when its prompt does not
+        start as the last one sent alone did (a job's first batch, new demonstrations), a server with prefix
+        caching (vLLM's automatic prefix caching, SGLang, llama.cpp's prompt cache) then holds the shared
+        instruction and demonstrations before the rest arrive, instead of computing them once per request in
+        flight. A job pays one request in series, not one per batch."""
+        shared = len(os.path.commonprefix([text, self._sent_alone]))
+        if shared >= len(text) // 2:
+            return False
+        self._sent_alone = text
+        return True
 
     def generate(self, prompts_: Sequence[str], max_tokens: int, deadline: float | None,
                  gen: Generation = Generation()) -> list[str | None]:
@@ -256,14 +272,14 @@ class ServerEngine:
                                             "stop": list(gen.stop) or None, "deadline": deadline}
         if self.chat("generate"):
             return self._map(lambda p: gen.cut(self.client.complete(fmt.messages(p), model=self.model, **options)),
-                             prompts_)
+                             prompts_, str)
         return self._map(lambda p: gen.cut(self.client.text_complete(fmt.plain(p), model=self.model, **options)),
-                         prompts_)
+                         prompts_, str)
 
     def loglikelihood(self, pairs: Sequence[tuple[str, str]], deadline: float | None) -> list[float | None]:
         plain = self.prompt_format.plain
         return self._map(lambda cc: self.client.continuation_logprob(plain(cc[0]), cc[1], model=self.model,
-                                                                     deadline=deadline), pairs)
+                                                                     deadline=deadline), pairs, lambda cc: cc[0])
 
     def supports_loglikelihood(self) -> bool:
         """Asked once per model and kept in the request cache (so that --rescore asks nothing): does POST
