@@ -102,6 +102,18 @@ def test_cached_prefix_generation_and_stop_strings(tmp_path, bos):
             replies.append([s["reply"] for s in model.last_samples])
         assert replies[0] == replies[1]
         assert all(not any(s in r for s in stop) for r in replies[0])
+    assert cached.engine()._joinable()  # the batches' caches were joined to decode together
+
+
+@pytest.mark.parametrize("batch_size", [1, 2])
+def test_joined_decoding_with_rows_of_one_own_token(tmp_path, batch_size):
+    """A row whose only own token is its last has nothing to run before decoding (a batch of such rows too)."""
+    folder = _tiny_lm(tmp_path / "lm", bos=True)
+    prompts = ["good", "good food", "good food label :", "good service is bad", "good"]
+    cached, full = (get_backend(f"hf-causal:{folder}", device="cpu", batch_size=batch_size,
+                                prefix_cache=c).engine() for c in (True, False))
+    assert cached.generate(prompts, 5, None) == full.generate(prompts, 5, None)
+    assert len(cached._prefix[0]) == 1  # BOS only: "good" has one token of its own
 
 
 def test_stop_strings_end_decoding(tmp_path):

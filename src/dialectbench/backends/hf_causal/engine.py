@@ -14,7 +14,9 @@ once and its key/value cache is reused (copied and batch-expanded) for every ite
 while it still is a prefix. The split is taken from the ids of each full prompt, so the model reads exactly the
 tokens the full-prompt path reads (no re-tokenisation at the junction). In loglikelihood mode an item's text is
 then run once for all its single-token labels (their log-probabilities read off one position); a multi-token
-label gets its own row. `prefix_cache=False` runs every full prompt (the reference the tests compare against).
+label gets its own row. In generate mode (greedy, a model without sliding-window layers) the rows' own tokens
+but the last run in batches and up to four batches' caches are joined (left padding) to decode together: a
+decoding step reads the weights once for all their rows. `prefix_cache=False` runs every full prompt (the reference the tests compare against).
 """
 
 from __future__ import annotations
@@ -184,9 +186,16 @@ class HFCausalEngine:
         order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))  # similar lengths share a batch
         out: list[str] = [""] * len(texts)
         size = self._batch(max(map(len, encoded), default=0) + max_tokens)
-        for start in range(0, len(order), size):
-            idx = order[start:start + size]
-            if prefix:
+        joined = prefix and self._joinable()
+        # a decoding step costs about as much for 8 rows as for 20 (the weights are read once per step): joined,
+        # the rows' own tokens run in batches of `size` and up to four such batches decode together
+        step = 4 * size if joined else size
+        for start in range(0, len(order), step):
+            idx = order[start:start + step]
+            if joined:
+                ids, mask, past = self._prefilled([encoded[i] for i in idx], len(prefix), size)
+                extra = {self._cache_arg(): past}
+            elif prefix:
                 ids, mask, past = self._prefixed_batch([encoded[i] for i in idx], prefix)
                 extra = {self._cache_arg(): past}
             else:
@@ -217,14 +226,15 @@ class HFCausalEngine:
         return self._auto[1]
 
     def _fit_memory(self, tokens: int, available: int | None = None) -> int:
-        """CPU: rows whose key/value cache (every layer) and one layer's activations (attention scores in
-        float32 included) fit in half the available memory; the other half is left to the rest of the machine."""
+        """CPU: rows whose key/value cache (every layer, four times: generate decodes four batches together)
+        and one layer's activations (attention scores in float32 included) fit in half the available memory; the
+        other half is left to the rest of the machine."""
         cfg = self._model.config.get_text_config()
         width = next(self._model.parameters()).element_size()
         heads = cfg.num_attention_heads
         head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // heads
         kv = 2 * cfg.num_hidden_layers * getattr(cfg, "num_key_value_heads", heads) * head_dim
-        per_row = (tokens * width * (kv + 4 * cfg.hidden_size + 2 * cfg.intermediate_size)
+        per_row = (tokens * width * (4 * kv + 4 * cfg.hidden_size + 2 * cfg.intermediate_size)
                    + 4 * (heads * tokens * tokens + cfg.vocab_size))
         budget = (available_memory() if available is None else available) // 2
         return max(1, min(AUTO_BATCH_MAX, budget // per_row))
@@ -291,6 +301,50 @@ class HFCausalEngine:
         past = copy.deepcopy(self._prefix[1])
         past.batch_repeat_interleave(rows)
         return past
+
+    def _joinable(self) -> bool:
+        """Whether key/value caches of different batches can be joined: every layer a plain DynamicLayer (a
+        sliding-window layer keeps a window, not the sequence)."""
+        from transformers.cache_utils import DynamicLayer
+
+        return all(type(layer) is DynamicLayer for layer in self._prefix[1].layers)
+
+    def _prefilled(self, seqs: Sequence[Sequence[int]], p: int, size: int) -> tuple[Any, Any, Any]:
+        """Rows for `generate` with everything but their last token cached: the cached prefix, then their own
+        tokens in batches of `size` (sorted rows: little padding), the batches' caches joined by left padding.
+        Each row's layout and positions are `_prefixed_batch`'s, behind more (masked) padding."""
+        import torch
+        import torch.nn.functional as F
+
+        parts = []
+        for start in range(0, len(seqs), size):
+            own = [s[p:-1] for s in seqs[start:start + size]]
+            width = max(map(len, own))
+            ids = torch.full((len(own), width), self._tok.pad_token_id, dtype=torch.long)
+            mask = torch.zeros((len(own), p + width), dtype=torch.long)
+            mask[:, :p] = 1
+            for r, o in enumerate(own):
+                if o:
+                    ids[r, width - len(o):] = torch.tensor(o)
+                    mask[r, p + width - len(o):] = 1
+            past = self._expanded_past(len(own))
+            if width:
+                pos = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 0)[:, p:]  # generate's positions
+                with torch.inference_mode():
+                    self._model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                position_ids=pos.to(self.device), use_cache=True, logits_to_keep=1,
+                                **{self._cache_arg(): past})
+            parts.append((mask, past))
+        total = max(m.shape[1] for m, _ in parts)
+        past = parts[0][1]
+        for n, layer in enumerate(past.layers):
+            for name in ("keys", "values"):
+                setattr(layer, name, torch.cat([F.pad(getattr(c.layers[n], name), (0, 0, total - m.shape[1], 0))
+                                                for m, c in parts]))
+        mask = torch.cat([F.pad(m, (total - m.shape[1], 0)) for m, _ in parts])
+        last = torch.tensor([[s[-1]] for s in seqs])
+        ids = torch.cat([torch.full((len(seqs), total), self._tok.pad_token_id, dtype=torch.long), last], dim=1)
+        return ids, torch.cat([mask, torch.ones_like(last)], dim=1), past
 
     def _prefixed_batch(self, seqs: Sequence[Sequence[int]], prefix: Sequence[int]) -> tuple[Any, Any, Any]:
         """Generation rows after the cached prefix: the prefix, left padding, then each row's own tokens (the
