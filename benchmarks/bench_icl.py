@@ -288,14 +288,15 @@ def compare_prefix(name: str, gguf: Path, source, sa_varieties, n: int, modes, t
             same = sum(a == b for a, b in zip(p1, p0))
             diff = max((abs(x["reply"][k] - y["reply"][k]) for x, y in zip(s1, s0) for k in x["reply"]),
                        default=0.0) if mode == "loglikelihood" else None
+            replies = sum(x["reply"] == y["reply"] for x, y in zip(s1, s0))  # generate: the text, byte for byte
             row = {"model": name, "variety": variety, "mode": mode, "labels": labels, "n": len(test),
                    "threads": threads, "cpu_per_item_cached": c1 / len(test), "cpu_per_item_full": c0 / len(test),
-                   "ratio": c0 / max(c1, 1e-9), "same_predictions": same, "max_logprob_diff": diff,
+                   "ratio": c0 / max(c1, 1e-9), "same_predictions": same, "same_replies": replies, "max_logprob_diff": diff,
                    "score_cached": _score("sa", test, p1), "score_full": _score("sa", test, p0)}
             rows.append(row)
             print(f"{name:8} {variety[:24]:24} {mode:13} labels={labels} n={len(test)} threads={threads} "
                   f"cpu/item cached={row['cpu_per_item_cached']:.3f}s full={row['cpu_per_item_full']:.3f}s "
-                  f"ratio={row['ratio']:.2f}x same={same}/{len(test)} "
+                  f"ratio={row['ratio']:.2f}x same={same}/{len(test)} replies={replies}/{len(test)} "
                   f"max|dlogp|={'-' if diff is None else f'{diff:.2e}'}", flush=True)
     return rows
 
