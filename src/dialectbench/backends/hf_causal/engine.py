@@ -249,7 +249,7 @@ class HFCausalEngine:
             try:
                 ids = torch.full((size, tokens), self._tok.pad_token_id, dtype=torch.long, device=self.device)
                 with torch.inference_mode():
-                    self._model(input_ids=ids, use_cache=True)
+                    self._model(input_ids=ids, use_cache=True, logits_to_keep=1)  # as the scoring paths run
                 return size
             except torch.cuda.OutOfMemoryError:
                 size //= 2
