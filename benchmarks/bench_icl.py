@@ -23,6 +23,15 @@ Timings on a shared 2-core machine are noisy: compare the ratios measured in one
 CPU-seconds per item of each (process time, so other load on the machine counts little), their ratio,
 predictions compared item by item and the largest log-probability difference (loglikelihood mode).
 --threads 1,2 repeats that at each torch thread count.
+
+--workers N: the table's (model, mode, variety) jobs run in N worker processes of one torch thread each (each
+worker loads a model once and keeps it); they write to the same store (WAL, concurrent writers), so a killed
+run resumes from its request cache as before. ICL jobs are independent: on a shared 2-core machine several
+single-thread workers may beat one two-thread process; --compare-workers measures it.
+--compare-workers: items/s over the same N items of each SA set (loglikelihood unless --modes says
+otherwise; no request cache) for 1 process x 2 threads (the sets one after the other) against 2 processes x
+1 thread (one set each, started together), predictions compared item by item. Wall-clock: other load on the
+machine counts; compare the two rows of one run.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import multiprocessing
 import random
 import subprocess
 import sys
@@ -74,9 +84,14 @@ def _invalid(preds) -> int:
     return sum(isinstance(p, InvalidAnswer) for p in preds)
 
 
+def _backend_options(mode: str, budget_s: float) -> dict:
+    return {"mode": mode, "device": "cpu", "batch_size": 8, "job_budget_s": budget_s}
+
+
 def bench_model(name: str, gguf: Path, data_dir: Path, sa_varieties, n: int, modes, store: Path,
-                budget_s: float) -> list[dict]:
-    """One `run` per mode (every SA variety in it), as the CLI would do it; rows read back from the store."""
+                budget_s: float, backend=None) -> list[dict]:
+    """One `run` per mode (every SA variety in it), as the CLI would do it; rows read back from the store.
+    `backend`: an already loaded hf-causal backend with these options (a worker's), its mode set here."""
     from dialectbench.runner import Store, run
     from dialectbench.runner.options import LimitedSource, RunOptions
 
@@ -84,9 +99,11 @@ def bench_model(name: str, gguf: Path, data_dir: Path, sa_varieties, n: int, mod
     limited = LimitedSource(_open(data_dir), n, seed=0)
     for mode in modes:
         t0 = time.perf_counter()
+        if backend is not None:
+            backend.mode = mode
         result = run(tasks=["sa"], varieties=sa_varieties, settings=["icl"], model=f"hf-causal:{gguf}",
-                     data_dir=data_dir, store=store, options=RunOptions(limit=n),
-                     backend_options={"mode": mode, "device": "cpu", "batch_size": 8, "job_budget_s": budget_s})
+                     data_dir=data_dir, store=store, options=RunOptions(limit=n), backend=backend,
+                     backend_options=None if backend is not None else _backend_options(mode, budget_s))
         wall = time.perf_counter() - t0
         with Store(store) as db:
             jobs = {j["job_key"]: j for j in db.jobs(result.job_keys)}
@@ -109,6 +126,83 @@ def bench_model(name: str, gguf: Path, data_dir: Path, sa_varieties, n: int, mod
             print(_fmt(row), flush=True)
         print(f"{name} {mode}: {len(jobs)} jobs in {wall:.0f} s", flush=True)
     return rows
+
+
+_WORKER_BACKENDS: dict = {}  # a worker's loaded models, by name
+
+
+def _single_thread() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def _worker_job(name: str, gguf: Path, data_dir: Path, variety: str, n: int, mode: str, store: Path,
+                budget_s: float) -> list[dict]:
+    """One (model, mode, variety) job in a worker process; the model is loaded on the worker's first job."""
+    from dialectbench.backends import get_backend
+
+    if name not in _WORKER_BACKENDS:
+        _WORKER_BACKENDS[name] = get_backend(f"hf-causal:{gguf}", **_backend_options(mode, budget_s))
+    return bench_model(name, gguf, data_dir, [variety], n, [mode], store, budget_s, backend=_WORKER_BACKENDS[name])
+
+
+def bench_workers(models: dict, data_dir: Path, sa_varieties, n: int, modes, store: Path, budget_s: float,
+                  workers: int) -> list[dict]:
+    """The table's jobs spread over `workers` single-thread processes (spawned: no torch state forked)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    t0 = time.perf_counter()
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_single_thread) as pool:
+        futures = [pool.submit(_worker_job, name, gguf, data_dir, variety, n, mode, store, budget_s)
+                   for name, gguf in models.items() for mode in modes for variety in sa_varieties]
+        rows = [row for f in futures for row in f.result()]
+    print(f"{len(futures)} jobs on {workers} single-thread workers in {time.perf_counter() - t0:.0f} s", flush=True)
+    return rows
+
+
+def _measure(gguf: Path, data_dir: Path, varieties, n: int, mode: str, threads: int, barrier, results) -> None:
+    """One process of --compare-workers: load, wait for the others, then predict each set's items."""
+    import torch
+
+    from dialectbench.backends import get_backend
+
+    torch.set_num_threads(threads)
+    source = _open(data_dir)
+    backend = get_backend(f"hf-causal:{gguf}", device="cpu", batch_size=8, mode=mode, dtype="float32")
+    backend.engine().load()
+    sets = [(source.load("sa", v, "train"), _sample(source.load("sa", v, "test"), n)) for v in varieties]
+    barrier.wait()
+    t0, c0, preds = time.perf_counter(), time.process_time(), {}
+    for variety, (train, test) in zip(varieties, sets):
+        preds[variety] = [str(p) for p in backend.fit("sa", train, None, seed=0).predict(test)]
+    results.put((preds, time.perf_counter() - t0, time.process_time() - c0))
+
+
+def compare_workers(name: str, gguf: Path, data_dir: Path, sa_varieties, n: int, mode: str) -> None:
+    """1 process x 2 threads against 2 processes x 1 thread on the same items (wall-clock items/s)."""
+    ctx = multiprocessing.get_context("spawn")
+    got = {}
+    for procs, threads in ((1, 2), (2, 1)):
+        barrier, results = ctx.Barrier(procs), ctx.Queue()
+        shares = [sa_varieties[i::procs] for i in range(procs)]
+        started = [ctx.Process(target=_measure, args=(gguf, data_dir, share, n, mode, threads, barrier, results))
+                   for share in shares]
+        for proc in started:
+            proc.start()
+        parts = [results.get() for _ in started]
+        for proc in started:
+            proc.join()
+        preds = {v: p for part in parts for v, p in part[0].items()}
+        items = sum(map(len, preds.values()))
+        wall, cpu = max(part[1] for part in parts), sum(part[2] for part in parts)
+        got[procs] = (preds, items / wall)
+        print(f"{name:8} {mode:13} {procs} process(es) x {threads} thread(s): {items} items in {wall:.1f} s wall = "
+              f"{items / wall:.2f} items/s; {cpu / items:.3f} CPU-s/item", flush=True)
+    same = sum(a == b for v in got[1][0] for a, b in zip(got[1][0][v], got[2][0][v]))
+    print(f"{name:8} {mode:13} 2x1 / 1x2: {got[2][1] / got[1][1]:.2f}x items/s; "
+          f"same predictions {same}/{sum(map(len, got[1][0].values()))}", flush=True)
 
 
 def _open(data_dir: Path):
@@ -194,14 +288,15 @@ def compare_prefix(name: str, gguf: Path, source, sa_varieties, n: int, modes, t
             same = sum(a == b for a, b in zip(p1, p0))
             diff = max((abs(x["reply"][k] - y["reply"][k]) for x, y in zip(s1, s0) for k in x["reply"]),
                        default=0.0) if mode == "loglikelihood" else None
+            replies = sum(x["reply"] == y["reply"] for x, y in zip(s1, s0))  # generate: the text, byte for byte
             row = {"model": name, "variety": variety, "mode": mode, "labels": labels, "n": len(test),
                    "threads": threads, "cpu_per_item_cached": c1 / len(test), "cpu_per_item_full": c0 / len(test),
-                   "ratio": c0 / max(c1, 1e-9), "same_predictions": same, "max_logprob_diff": diff,
+                   "ratio": c0 / max(c1, 1e-9), "same_predictions": same, "same_replies": replies, "max_logprob_diff": diff,
                    "score_cached": _score("sa", test, p1), "score_full": _score("sa", test, p0)}
             rows.append(row)
             print(f"{name:8} {variety[:24]:24} {mode:13} labels={labels} n={len(test)} threads={threads} "
                   f"cpu/item cached={row['cpu_per_item_cached']:.3f}s full={row['cpu_per_item_full']:.3f}s "
-                  f"ratio={row['ratio']:.2f}x same={same}/{len(test)} "
+                  f"ratio={row['ratio']:.2f}x same={same}/{len(test)} replies={replies}/{len(test)} "
                   f"max|dlogp|={'-' if diff is None else f'{diff:.2e}'}", flush=True)
     return rows
 
@@ -220,6 +315,8 @@ def main() -> None:
     ap.add_argument("--job-budget", type=float, default=4 * 3600.0, help="seconds per job (run --job-budget)")
     ap.add_argument("--compare-prefix", action="store_true", help="shared-prefix vs full-prompt path (see above)")
     ap.add_argument("--threads", default="1", help="--compare-prefix: torch thread counts, comma-separated")
+    ap.add_argument("--workers", type=int, default=1, help="the table's jobs in N single-thread processes")
+    ap.add_argument("--compare-workers", action="store_true", help="1 process x 2 threads vs 2 x 1 (see above)")
     ap.add_argument("--server", action="store_true")
     ap.add_argument("--server-variety", default="tunisian arabic", help="the SA variety served (--server)")
     args = ap.parse_args()
@@ -232,8 +329,18 @@ def main() -> None:
             for name in filter(None, args.models.split(",")):
                 compare_prefix(name, paths[name](), source, sa, args.n, args.modes.split(","), threads)
         return
-    for name in filter(None, args.models.split(",")):
-        bench_model(name, paths[name](), args.data_dir, sa, args.n, args.modes.split(","), store, args.job_budget)
+    names = list(filter(None, args.models.split(",")))
+    if args.compare_workers:
+        for name in names:
+            compare_workers(name, paths[name](), args.data_dir, sa, args.n, args.modes.split(",")[0])
+        return
+    if args.workers > 1:
+        bench_workers({name: paths[name]() for name in names}, args.data_dir, sa, args.n, args.modes.split(","),
+                      store, args.job_budget, args.workers)
+    else:
+        for name in names:
+            bench_model(name, paths[name](), args.data_dir, sa, args.n, args.modes.split(","), store,
+                        args.job_budget)
     if args.server:
         bench_server(smollm2_gguf(), source, args.server_variety, min(args.n, 40))
 

@@ -102,6 +102,18 @@ def test_cached_prefix_generation_and_stop_strings(tmp_path, bos):
             replies.append([s["reply"] for s in model.last_samples])
         assert replies[0] == replies[1]
         assert all(not any(s in r for s in stop) for r in replies[0])
+    assert cached.engine()._joinable()  # the batches' caches were joined to decode together
+
+
+@pytest.mark.parametrize("batch_size", [1, 2])
+def test_joined_decoding_with_rows_of_one_own_token(tmp_path, batch_size):
+    """A row whose only own token is its last has nothing to run before decoding (a batch of such rows too)."""
+    folder = _tiny_lm(tmp_path / "lm", bos=True)
+    prompts = ["good", "good food", "good food label :", "good service is bad", "good"]
+    cached, full = (get_backend(f"hf-causal:{folder}", device="cpu", batch_size=batch_size,
+                                prefix_cache=c).engine() for c in (True, False))
+    assert cached.generate(prompts, 5, None) == full.generate(prompts, 5, None)
+    assert len(cached._prefix[0]) == 1  # BOS only: "good" has one token of its own
 
 
 def test_stop_strings_end_decoding(tmp_path):
@@ -144,3 +156,61 @@ def test_the_kept_prefix_is_reused_and_replaced(tmp_path):
     assert engine._prefix[0] != kept
     single = [(f"{base} food label :", " negative")]  # one item: all but its last token is the prefix
     assert engine.loglikelihood(single, None) == pytest.approx(reference.loglikelihood(single, None), abs=1e-4)
+
+
+def test_batch_size_auto_on_the_cpu_gives_the_same_numbers(tmp_path):
+    folder = _tiny_lm(tmp_path / "lm", bos=True)
+    pairs = [(f"sentence : {t} label :", f" {lab}") for t in TEST for lab in ("negative", "positive")]
+    prompts = [f"sentence : {t} label :" for t in TEST]
+    for cached in (True, False):
+        auto, one = (get_backend(f"hf-causal:{folder}", device="cpu", batch_size=b, prefix_cache=cached).engine()
+                     for b in ("auto", 1))
+        assert auto.loglikelihood(pairs, None) == pytest.approx(one.loglikelihood(pairs, None), abs=1e-4)
+        assert auto.generate(prompts, 6, None) == one.generate(prompts, 6, None)
+        assert auto.batch_sizes and all(1 < b <= 64 for b in auto.batch_sizes)  # a tiny model: a big batch
+        assert not one.batch_sizes
+
+
+def test_batch_size_auto_from_memory_and_from_cuda_out_of_memory(tmp_path):
+    engine = get_backend(f"hf-causal:{_tiny_lm(tmp_path / 'lm', bos=True)}", device="cpu",
+                         batch_size="auto").engine()
+    engine.load()
+    assert engine._fit_memory(100, available=10**12) == 64  # capped
+    assert engine._fit_memory(100, available=1000) == 1  # never below one row
+    sizes = [engine._fit_memory(tokens, available=2 * 10**8) for tokens in (50, 500, 5000)]
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[-1]  # longer rows, smaller batches
+    tried = []
+
+    def model(input_ids, **kwargs):  # a GPU that holds 12 rows of this length
+        tried.append(len(input_ids))
+        if len(input_ids) > 12:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+
+    engine._model = model
+    assert engine._fit_cuda(300) == 8 and tried == [64, 32, 16, 8]
+    engine.device, engine._fit_cuda = "cuda:0", lambda tokens: 5  # the GPU path is the one asked on CUDA
+    assert engine._batch(40) == 5 and engine._batch(30) == 5 and engine.batch_sizes == [5]  # kept for shorter rows
+
+
+def test_batch_size_auto_options():
+    from dialectbench.runner.options import OptionError, RunOptions, icl_options
+
+    assert RunOptions(batch_size="auto").backend_options("hf-causal:org/m") == {"batch_size": "auto"}
+    assert icl_options("hf-causal:org/m", model_args="batch_size=auto") == {"batch_size": "auto"}
+    assert icl_options("hf-causal:org/m", model_args="batch_size=16") == {"batch_size": 16}
+    with pytest.raises(OptionError, match="int >= 1 or auto"):
+        icl_options("hf-causal:org/m", model_args="batch_size=0")
+    with pytest.raises(OptionError, match="hf-causal"):
+        RunOptions(batch_size="auto").backend_options("xlmr")
+    with pytest.raises(ValueError, match="auto"):
+        get_backend("hf-causal:org/m", batch_size="big")
+
+
+def test_run_batch_size_flag():
+    from typer.testing import CliRunner
+
+    from dialectbench.cli.main import app
+
+    bad = CliRunner().invoke(app, ["run", "--model", "hf-causal:org/m", "--batch-size", "lots"])
+    assert bad.exit_code != 0 and "int >= 1 or auto" in bad.output
+    assert "N|auto" in CliRunner().invoke(app, ["run", "--help"]).output

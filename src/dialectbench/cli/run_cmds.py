@@ -259,12 +259,13 @@ LIMIT_FIRST_OPT = typer.Option(False, "--limit-first", help="With --limit: the f
 MODEL_OPT = typer.Option("baseline", "--model", "-m", help="baseline (CPU, offline), a preset, hf:<id>, "
                          "hf-causal:<id> or llm:<URL>; see `dialectbench models`.", rich_help_panel=_MOD)
 MODEL_ARGS_OPT = typer.Option(None, "--model-args", help="key=value,... (hf-causal: dtype, revision, "
-                              "trust_remote_code, prefix_cache; llm: model, timeout, retries; a plugin: the options "
+                              "trust_remote_code, prefix_cache, batch_size; llm: model, timeout, retries; a plugin: the options "
                               "`dialectbench models` lists).", rich_help_panel=_MOD)
 DEVICE_OPT = typer.Option(None, "--device", help="cuda, cuda:1 or cpu (default: cuda when available).",
                           rich_help_panel=_MOD)
-BATCH_SIZE_OPT = typer.Option(None, "--batch-size", min=1, help="hf: training batch; hf-causal: inference "
-                              "batch (default 8).", rich_help_panel=_MOD)
+BATCH_SIZE_OPT = typer.Option(None, "--batch-size", metavar="N|auto", help="hf: training batch; hf-causal: "
+                              "inference batch (default 8; auto: the largest that fits memory, up to 64; the "
+                              "batch never changes scores).", rich_help_panel=_MOD)
 EPOCHS_OPT = typer.Option(None, "--epochs", min=1, help="Training epochs (hf; the baseline parser).",
                           rich_help_panel=_MOD)
 MAX_TRAIN_OPT = typer.Option(None, "--max-train-minutes", min=0.01, help="Cap on each training (scores then "
@@ -322,7 +323,7 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             settings: list[str] | None = SETTINGS_OPT, data_dir: Path | None = DATA_DIR_OPT,
             store: Path | None = RUN_STORE_OPT, seed: int = SEED_OPT, rerun: bool = RERUN_OPT,
             no_report: bool = NO_REPORT_OPT, out: Path | None = RUN_OUT_OPT, limit: int | None = LIMIT_OPT,
-            limit_first: bool = LIMIT_FIRST_OPT, device: str | None = DEVICE_OPT, batch_size: int | None = BATCH_SIZE_OPT,
+            limit_first: bool = LIMIT_FIRST_OPT, device: str | None = DEVICE_OPT, batch_size: str | None = BATCH_SIZE_OPT,
             epochs: int | None = EPOCHS_OPT, max_train_minutes: float | None = MAX_TRAIN_OPT,
             catalogue: list[Path] | None = CATALOGUE_OPT, executor: str = EXECUTOR_OPT,
             ray_address: str | None = RAY_ADDRESS_OPT, cpus_per_job: float | None = CPUS_PER_JOB_OPT,
@@ -335,7 +336,8 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             chat_template: bool | None = CHAT_TEMPLATE_OPT, system_prompt: str | None = SYSTEM_PROMPT_OPT,
             output_path: Path | None = OUTPUT_PATH_OPT, fmt: Format = RUN_FORMAT_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
-    from dialectbench.runner.options import OptionError, RunOptions, check_declared, icl_options, run_flags
+    from dialectbench.runner.options import (OptionError, RunOptions, batch_size_value, check_declared,
+                                             icl_options, run_flags)
 
     if varieties and clusters:
         fail("give --varieties or --clusters, not both")
@@ -345,7 +347,11 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
     try:
         if limit_first and limit is None:
             raise OptionError("--limit-first needs --limit N")
-        options = RunOptions(limit=limit, limit_first=limit_first, device=device, batch_size=batch_size,
+        try:
+            batch = batch_size_value(batch_size) if batch_size is not None else None
+        except ValueError:
+            raise OptionError(f"--batch-size is an int >= 1 or auto, not {batch_size!r}") from None
+        options = RunOptions(limit=limit, limit_first=limit_first, device=device, batch_size=batch,
                              epochs=epochs, max_train_minutes=max_train_minutes)
         parsed = icl_options(model, gen_kwargs=gen_kwargs, model_args=model_args)
     except OptionError as err:

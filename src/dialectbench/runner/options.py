@@ -14,7 +14,7 @@ What each backend does with them:
     --batch-size N       (no batches: CRF, SVM; rejected)           training batch size
     --device D           cpu only                                   cuda, cuda:1, cpu...
 
-hf-causal: takes --batch-size (inference batch) and --device; `--gen-kwargs` and `--model-args` are the icl
+hf-causal: takes --batch-size (inference batch; `auto`: the largest that fits memory) and --device; `--gen-kwargs` and `--model-args` are the icl
 backends' (lm-evaluation-harness's `key=value,...` strings, parsed by `icl_options`). Any other backend but
 the baseline (a plugin's, hf's) takes `--model-args` for the options its registry entry declares, each value
 read as a boolean, an int, a float or else text. An option the backend does not declare is an error that
@@ -37,8 +37,24 @@ from dialectbench.backends.base import Declared, model_capability
 # --gen-kwargs and --model-args: the keys each takes (lm-evaluation-harness's names as aliases)
 GEN_KWARGS: dict[str, type] = {"max_tokens": int, "temperature": float, "stop": list}
 GEN_ALIASES = {"max_gen_toks": "max_tokens", "max_new_tokens": "max_tokens", "until": "stop"}
+
+
+def batch_size_value(text: str | int) -> int | str:
+    """--batch-size and `--model-args batch_size=`: an int >= 1, or `auto` (hf-causal: the largest batch
+    that fits memory)."""
+    if str(text).strip().lower() == "auto":
+        return "auto"
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+batch_size_value.__name__ = "int >= 1 or auto"  # parse_kwargs' error message names the type
+
 MODEL_ARGS: dict[str, dict[str, type]] = {
-    "hf-causal": {"dtype": str, "revision": str, "trust_remote_code": bool, "prefix_cache": bool},
+    "hf-causal": {"dtype": str, "revision": str, "trust_remote_code": bool, "prefix_cache": bool,
+                  "batch_size": batch_size_value},  # type: ignore[dict-item]
     "llm": {"model": str, "timeout": float, "retries": int},
 }
 # the run flag each backend option is given by (icl_options' keys: see `run_flags`)
@@ -60,14 +76,14 @@ class RunOptions:
     limit: int | None = None
     limit_first: bool = False  # --limit-first: the first N test examples instead of a stratified sample
     device: str | None = None
-    batch_size: int | None = None
+    batch_size: int | str | None = None  # an int, or "auto" (hf-causal only)
     epochs: int | None = None
     max_train_minutes: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("limit", "batch_size", "epochs"):
             value = getattr(self, name)
-            if value is not None and value < 1:
+            if value is not None and not (name == "batch_size" and value == "auto") and value < 1:
                 raise OptionError(f"--{name.replace('_', '-')} must be at least 1 (got {value})")
         if self.device is not None and not re.fullmatch(r"cpu|cuda(:\d+)?|mps", self.device):
             raise OptionError(f"--device is cpu, cuda, cuda:N or mps, not {self.device!r}")
@@ -116,6 +132,8 @@ class RunOptions:
         overrides: dict[str, Any] = {}
         if self.epochs is not None:
             overrides["epochs"] = self.epochs
+        if self.batch_size == "auto":
+            raise OptionError("--batch-size auto applies to hf-causal (inference); give hf a number")
         if self.batch_size is not None:
             overrides["batch_size"] = self.batch_size
         if self.max_train_minutes is not None:

@@ -14,13 +14,16 @@ once and its key/value cache is reused (copied and batch-expanded) for every ite
 while it still is a prefix. The split is taken from the ids of each full prompt, so the model reads exactly the
 tokens the full-prompt path reads (no re-tokenisation at the junction). In loglikelihood mode an item's text is
 then run once for all its single-token labels (their log-probabilities read off one position); a multi-token
-label gets its own row. `prefix_cache=False` runs every full prompt (the reference the tests compare against).
+label gets its own row. In generate mode (greedy, a model without sliding-window layers) the rows' own tokens
+but the last run in batches and up to four batches' caches are joined (left padding) to decode together: a
+decoding step reads the weights once for all their rows. `prefix_cache=False` runs every full prompt (the reference the tests compare against).
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -40,6 +43,20 @@ from dialectbench.backends.llm.backend import (
 from dialectbench.backends.llm.cache import RequestCache
 
 log = logging.getLogger(__name__)
+
+AUTO_BATCH_MAX = 64  # batch_size="auto" never goes above this (lm-evaluation-harness's max_batch_size default)
+
+
+def available_memory() -> int:
+    """Bytes of memory free for a new allocation (/proc/meminfo's MemAvailable, else the free pages)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 def resolve_source(arg: str) -> tuple[str, str | None]:
@@ -78,12 +95,15 @@ class HFCausalEngine:
     kind = "hf-causal"
 
     def __init__(self, source: str, gguf_file: str | None, *, device: str | None, dtype: str,
-                 batch_size: int, trust_remote_code: bool, prompt_format: PromptFormat | None = None,
+                 batch_size: int | str, trust_remote_code: bool, prompt_format: PromptFormat | None = None,
                  revision: str | None = None, prefix_cache: bool = True) -> None:
+        # an int, or "auto": chosen for each call from the memory its longest row needs (`_batch`)
         self.source, self.gguf_file, self.batch_size = source, gguf_file, batch_size
+        self.batch_sizes: list[int] = []  # what "auto" chose, call by call (lm-evaluation-harness's batch_sizes)
+        self._auto: tuple[int, int] = (0, 0)  # (tokens per row, the batch chosen for them)
         self.prefix_cache = prefix_cache
         self._prefix: tuple[list[int], Any] | None = None  # (token ids, their key/value cache, batch 1)
-        self.chunk_size = batch_size * 4
+        self.chunk_size = (AUTO_BATCH_MAX if batch_size == "auto" else batch_size) * 4
         self.trust_remote_code, self.revision = trust_remote_code, revision
         self.prompt_format = prompt_format or PromptFormat(False)
         self._device, self._dtype = device, dtype
@@ -165,9 +185,17 @@ class HFCausalEngine:
         prefix = self._shared_prefix(encoded) if self.prefix_cache and not gen.temperature else []
         order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))  # similar lengths share a batch
         out: list[str] = [""] * len(texts)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
-            if prefix:
+        size = self._batch(max(map(len, encoded), default=0) + max_tokens)
+        joined = prefix and self._joinable()
+        # a decoding step costs about as much for 8 rows as for 20 (the weights are read once per step): joined,
+        # the rows' own tokens run in batches of `size` and up to four such batches decode together
+        step = 4 * size if joined else size
+        for start in range(0, len(order), step):
+            idx = order[start:start + step]
+            if joined:
+                ids, mask, past = self._prefilled([encoded[i] for i in idx], len(prefix), size)
+                extra = {self._cache_arg(): past}
+            elif prefix:
                 ids, mask, past = self._prefixed_batch([encoded[i] for i in idx], prefix)
                 extra = {self._cache_arg(): past}
             else:
@@ -183,6 +211,51 @@ class HFCausalEngine:
             for i, text in zip(idx, self._tok.batch_decode(new, skip_special_tokens=True)):
                 out[i] = gen.cut(text)
         return out
+
+    def _batch(self, tokens: int) -> int:
+        """The batch for rows of up to `tokens` tokens: the one given, or for "auto" the largest that fits (up
+        to AUTO_BATCH_MAX), kept while rows are no longer. Rows are independent, so the batch changes speed,
+        not predictions."""
+        if self.batch_size != "auto":
+            return int(self.batch_size)
+        if tokens > self._auto[0]:
+            size = self._fit_cuda(tokens) if str(self.device).startswith("cuda") else self._fit_memory(tokens)
+            self._auto = (tokens, size)
+            self.batch_sizes.append(size)
+            log.info("hf-causal: batch size auto -> %d (rows of up to %d tokens, %s)", size, tokens, self.device)
+        return self._auto[1]
+
+    def _fit_memory(self, tokens: int, available: int | None = None) -> int:
+        """CPU: rows whose key/value cache (every layer, four times: generate decodes four batches together)
+        and one layer's activations (attention scores in float32 included) fit in half the available memory; the
+        other half is left to the rest of the machine."""
+        cfg = self._model.config.get_text_config()
+        width = next(self._model.parameters()).element_size()
+        heads = cfg.num_attention_heads
+        head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // heads
+        kv = 2 * cfg.num_hidden_layers * getattr(cfg, "num_key_value_heads", heads) * head_dim
+        per_row = (tokens * width * (4 * kv + 4 * cfg.hidden_size + 2 * cfg.intermediate_size)
+                   + 4 * (heads * tokens * tokens + cfg.vocab_size))
+        budget = (available_memory() if available is None else available) // 2
+        return max(1, min(AUTO_BATCH_MAX, budget // per_row))
+
+    def _fit_cuda(self, tokens: int) -> int:
+        """CUDA: the largest power-of-two batch whose forward over rows of `tokens` tokens does not run out of
+        memory (lm-evaluation-harness's recipe: try, catch the OOM, halve)."""
+        import torch
+
+        size = AUTO_BATCH_MAX
+        while size > 1:
+            try:
+                ids = torch.full((size, tokens), self._tok.pad_token_id, dtype=torch.long, device=self.device)
+                with torch.inference_mode():
+                    self._model(input_ids=ids, use_cache=True, logits_to_keep=1)  # as the scoring paths run
+                return size
+            except torch.cuda.OutOfMemoryError:
+                size //= 2
+            finally:
+                torch.cuda.empty_cache()
+        return 1
 
     def _shared_prefix(self, encoded: Sequence[Sequence[int]]) -> list[int]:
         """The token ids every sequence starts with, less at least its last token (each row needs one of its
@@ -228,6 +301,50 @@ class HFCausalEngine:
         past = copy.deepcopy(self._prefix[1])
         past.batch_repeat_interleave(rows)
         return past
+
+    def _joinable(self) -> bool:
+        """Whether key/value caches of different batches can be joined: every layer a plain DynamicLayer (a
+        sliding-window layer keeps a window, not the sequence)."""
+        from transformers.cache_utils import DynamicLayer
+
+        return all(type(layer) is DynamicLayer for layer in self._prefix[1].layers)
+
+    def _prefilled(self, seqs: Sequence[Sequence[int]], p: int, size: int) -> tuple[Any, Any, Any]:
+        """Rows for `generate` with everything but their last token cached: the cached prefix, then their own
+        tokens in batches of `size` (sorted rows: little padding), the batches' caches joined by left padding.
+        Each row's layout and positions are `_prefixed_batch`'s, behind more (masked) padding."""
+        import torch
+        import torch.nn.functional as F
+
+        parts = []
+        for start in range(0, len(seqs), size):
+            own = [s[p:-1] for s in seqs[start:start + size]]
+            width = max(map(len, own))
+            ids = torch.full((len(own), width), self._tok.pad_token_id, dtype=torch.long)
+            mask = torch.zeros((len(own), p + width), dtype=torch.long)
+            mask[:, :p] = 1
+            for r, o in enumerate(own):
+                if o:
+                    ids[r, width - len(o):] = torch.tensor(o)
+                    mask[r, p + width - len(o):] = 1
+            past = self._expanded_past(len(own))
+            if width:
+                pos = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 0)[:, p:]  # generate's positions
+                with torch.inference_mode():
+                    self._model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                position_ids=pos.to(self.device), use_cache=True, logits_to_keep=1,
+                                **{self._cache_arg(): past})
+            parts.append((mask, past))
+        total = max(m.shape[1] for m, _ in parts)
+        past = parts[0][1]
+        for n, layer in enumerate(past.layers):
+            for name in ("keys", "values"):
+                setattr(layer, name, torch.cat([F.pad(getattr(c.layers[n], name), (0, 0, total - m.shape[1], 0))
+                                                for m, c in parts]))
+        mask = torch.cat([F.pad(m, (total - m.shape[1], 0)) for m, _ in parts])
+        last = torch.tensor([[s[-1]] for s in seqs])
+        ids = torch.cat([torch.full((len(seqs), total), self._tok.pad_token_id, dtype=torch.long), last], dim=1)
+        return ids, torch.cat([mask, torch.ones_like(last)], dim=1), past
 
     def _prefixed_batch(self, seqs: Sequence[Sequence[int]], prefix: Sequence[int]) -> tuple[Any, Any, Any]:
         """Generation rows after the cached prefix: the prefix, left padding, then each row's own tokens (the
@@ -281,8 +398,9 @@ class HFCausalEngine:
                            [(i, j, t) for j, t in enumerate(cont)])
         todo = sorted(rows.values(), key=lambda r: len(r[0]))
         pad = self._tok.pad_token_id
-        for start in range(0, len(todo), self.batch_size):
-            batch = todo[start:start + self.batch_size]
+        size = self._batch(p + max((len(r[0]) for r in todo), default=0))
+        for start in range(0, len(todo), size):
+            batch = todo[start:start + size]
             width = max(len(r[0]) for r in batch)
             ids = torch.full((len(batch), width), pad, dtype=torch.long)
             mask = torch.zeros((len(batch), p + width), dtype=torch.long)
@@ -309,8 +427,9 @@ class HFCausalEngine:
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i][0]) + len(encoded[i][1]))
         out: list[float] = [0.0] * len(encoded)
         pad = self._tok.pad_token_id
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
+        size = self._batch(max((len(c) + len(t) for c, t in encoded), default=0))
+        for start in range(0, len(order), size):
+            idx = order[start:start + size]
             rows = [encoded[i][0] + encoded[i][1] for i in idx]
             width = max(map(len, rows))
             ids = torch.full((len(rows), width), pad, dtype=torch.long)
@@ -340,14 +459,15 @@ class HFCausalBackend(Backend):
     """`get_backend("hf-causal:<source>", mode=..., k_shots=..., batch_size=..., device=..., dtype=...,
     revision=..., chat_template=..., system_prompt=..., temperature=..., stop=..., prefix_cache=...)`.
 
-    `prefix_cache` (on by default) changes how the numbers are computed, not what they are: it is in neither
-    the job key nor the request cache's model id."""
+    `prefix_cache` (on by default) and `batch_size` (an int, or "auto": the largest batch that fits memory,
+    up to 64; the sizes chosen are in `engine().batch_sizes`) change how the numbers are computed, not what
+    they are: they are in neither the job key nor the request cache's model id."""
 
     supports_icl = True
 
     def __init__(self, arg: str, *, mode: str = "auto", k_shots: int | None = None,
                  max_tokens: int | None = None, max_invalid: float = DEFAULT_MAX_INVALID,
-                 job_budget_s: float = DEFAULT_JOB_BUDGET_S, cache_only: bool = False, batch_size: int = 8,
+                 job_budget_s: float = DEFAULT_JOB_BUDGET_S, cache_only: bool = False, batch_size: int | str = 8,
                  device: str | None = None, dtype: str = "auto", trust_remote_code: bool = False,
                  name: str | None = None, log_samples: bool = False, revision: str | None = None,
                  chat_template: bool = False, system_prompt: str = "", temperature: float = 0.0,
@@ -355,8 +475,8 @@ class HFCausalBackend(Backend):
         _check_options(k_shots, mode, 1, max_invalid, job_budget_s, temperature)
         if dtype not in ("auto", "float32", "bfloat16", "float16"):
             raise ValueError(f"hf-causal: unknown dtype {dtype!r}; choose auto, float32, bfloat16 or float16")
-        if batch_size < 1:
-            raise ValueError(f"hf-causal: batch_size must be >= 1 (got {batch_size})")
+        if batch_size != "auto" and (not isinstance(batch_size, int) or batch_size < 1):
+            raise ValueError(f"hf-causal: batch_size is an int >= 1 or 'auto' (got {batch_size!r})")
         source, gguf_file = resolve_source(arg)
         self.name = name or f"hf-causal:{arg}"
         self.mode, self.k_shots, self.max_tokens = mode, k_shots, max_tokens
