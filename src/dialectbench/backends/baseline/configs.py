@@ -63,6 +63,10 @@ class ParserConfig:
     # issue 41: dropout masks from torch.rand (MaskDropout) instead of nn.Dropout's slower bernoulli_
     # kernel; the same distribution, other random numbers, so other scores (off: keeps the job key)
     fast_dropout: bool = False
+    # issue 41, joint tagger-parser: the auxiliary UPOS classifier on the encoder's states is a linear layer
+    # (upos_hidden=0, today's) or an MLP with that hidden size; upos_weight scales its loss against the parser's
+    upos_hidden: int = 0
+    upos_weight: float = 1.0
     word_dropout: float = 0.25    # alpha in p(unk) = alpha / (alpha + count): rare words learn to back off to chars
     min_word_count: int = 2
     lr: float = 2e-3
@@ -70,6 +74,9 @@ class ParserConfig:
     # in a better optimum than a constant rate cut off mid-way (a small treebank's schedule is its
     # max_epochs passes)
     lr_decay: bool = True
+    # issue 41: the learning rate rises linearly from 0 over the first warmup_words training words (0:
+    # none, today's schedule), so larger batches can take a higher lr without early divergence
+    warmup_words: int = 0
     # ~10 sentences an update. The number of updates, more than the words seen, sets the UAS for a
     # given CPU cost (a word costs about the same in 250- and 500-token batches, 30% more in 125).
     # UD_English-EWT test, LR decay: 1000 tokens x 1.2M words 81.30; 500 x 1.2M 83.71 (510 CPU-s);
