@@ -49,6 +49,18 @@ class ParserConfig:
     # on the same batches: fast_dropout 0.92x, label_hidden=32 0.86x, lstm_layers=1 0.65x, all three
     # 0.55x. Each cheaper point loses more UAS than the same CPU cut of the default's budget
     # would, so the defaults stand; the recurrence (LSTM forward and backward ~45% of a step) is the cost.
+    # Round 3 (benchmarks/profile_parser.py, parser_steps.py; one thread): a step is backward 51%, encoder
+    # forward 24%, head + losses 13%, Adam 3%, clipping 2.5% (already foreach); padding is 1.6% of the
+    # batched positions and a dev pass 2.5 CPU-s (~5% of a fit), so no structural waste is left but
+    # nn.Dropout's bernoulli_ (6%, fast_dropout). torch runs a packed batch whose sentences all have one
+    # length (most batches) through oneDNN's LSTM, a mixed one through its per-step loop (1.3x the CPU a
+    # word); with oneDNN off a step costs 1.28x and its losses differ from 1e-4 on, so the default's LSTM
+    # numerics are oneDNN's. CPU a training word by batch_tokens: 250 245 us, 500 221, 1000 205, 2000
+    # 218 -- larger steps save <= 16% a word and lose UAS: EWT test, fitted in one run with the default
+    # (83.17 / 78.37, 217 CPU-s): 450k words, lr 4e-3, warmup_words 20k: 81.37 / 76.09 in 106 (0.49x);
+    # alone: 1000 tokens x 600k, lr 4e-3, warmup 50k: 79.22 / 73.30 in 118. Joint tagging: an MLP UPOS
+    # head (upos_hidden 256, upos_weight 2) tags EWT test at 93.09 (linear head 92.29; CRF 94.92) at
+    # 82.94 UAS, 1.06x the CPU.
     arch: str = "bilstm"
     word_dim: int = 100
     char_dim: int = 32
