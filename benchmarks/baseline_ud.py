@@ -3,13 +3,15 @@
     .venv/bin/python benchmarks/baseline_ud.py [--ud-dir ../shared/data/ud/UD_English-EWT]
         [--threads 2] [--skip-pos] [--skip-dep] [--set max_seconds=300 ...]
     .venv/bin/python benchmarks/baseline_ud.py --compare [--data-dir ../shared/data]
-        [--varieties "english,brazilian portuguese"] [--skip-dep]
+        [--varieties "english,brazilian portuguese"] [--skip-dep] [--also "upos_hidden=256;upos_weight=2.0" ...]
 
 Prints POS accuracy, UAS and LAS on the test split (punctuation included, as the UD convention and
 the paper's UAS), and training time of each model. Targets (issues 5, 12, 14): POS >= 93, UAS >= 83.
 --compare fits a reference configuration (OLD: today's defaults) and a candidate (NEW, below, with --set)
 on the same treebanks of a mirror, one after the other in this process (one thread), and prints each
-UAS/LAS (or POS accuracy), the CPU seconds of each fit, and last `cpu ratio new/old: X.XX` (issues 27, 41).
+UAS/LAS (or POS accuracy), the CPU seconds of each fit, the parser's auxiliary UPOS accuracy, and last
+`cpu ratio new/old: X.XX` (issues 27, 41); each --also is one more candidate parser (defaults + those
+fields) fitted in the same run, with its own `cpu ratio cN/old`.
 """
 
 from __future__ import annotations
