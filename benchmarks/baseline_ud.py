@@ -3,13 +3,15 @@
     .venv/bin/python benchmarks/baseline_ud.py [--ud-dir ../shared/data/ud/UD_English-EWT]
         [--threads 2] [--skip-pos] [--skip-dep] [--set max_seconds=300 ...]
     .venv/bin/python benchmarks/baseline_ud.py --compare [--data-dir ../shared/data]
-        [--varieties "english,brazilian portuguese"] [--skip-dep]
+        [--varieties "english,brazilian portuguese"] [--skip-dep] [--also "upos_hidden=256;upos_weight=2.0" ...]
 
 Prints POS accuracy, UAS and LAS on the test split (punctuation included, as the UD convention and
 the paper's UAS), and training time of each model. Targets (issues 5, 12, 14): POS >= 93, UAS >= 83.
 --compare fits a reference configuration (OLD: today's defaults) and a candidate (NEW, below, with --set)
 on the same treebanks of a mirror, one after the other in this process (one thread), and prints each
-UAS/LAS (or POS accuracy), the CPU seconds of each fit, and last `cpu ratio new/old: X.XX` (issues 27, 41).
+UAS/LAS (or POS accuracy), the CPU seconds of each fit, the parser's auxiliary UPOS accuracy, and last
+`cpu ratio new/old: X.XX` (issues 27, 41); each --also is one more candidate parser (defaults + those
+fields) fitted in the same run, with its own `cpu ratio cN/old`.
 """
 
 from __future__ import annotations
@@ -60,8 +62,9 @@ OLD = {"crf": CRFConfig(), "parser": ParserConfig()}
 NEW = {"crf": CRFConfig(), "parser": ParserConfig(label_hidden=32, fast_dropout=True)}
 
 
-def _fit_and_score(task: str, configs: dict, train, dev, test) -> tuple[float, float | None, float]:
-    """(score, LAS or None, CPU seconds of the fit): POS accuracy or UAS on `test`, in percent."""
+def _fit_and_score(task: str, configs: dict, train, dev, test) -> tuple[float, float | None, float, float | None]:
+    """(score, LAS or None, CPU seconds of the fit, UPOS accuracy of the parser's auxiliary classifier or
+    None): POS accuracy or UAS on `test`, in percent."""
     c0 = time.process_time()
     model = BaselineBackend(parser=configs["parser"], crf=configs["crf"]).fit(task, train, dev)
     cpu = time.process_time() - c0
@@ -69,20 +72,25 @@ def _fit_and_score(task: str, configs: dict, train, dev, test) -> tuple[float, f
     n = sum(len(s.words) for s in test)
     if task == "pos":
         right = sum(p == g for ex, tags in zip(test, pred) for p, g in zip(tags, ex.upos))
-        return 100 * right / n, None, cpu
+        return 100 * right / n, None, cpu, None
+    tags = model.predict_upos(test)
+    upos = 100 * sum(p == g for ex, ts in zip(test, tags) for p, g in zip(ts, ex.upos)) / n
     right = sum(h == g for ex, (hs, _) in zip(test, pred) for h, g in zip(hs, ex.heads))
     las = sum(h == g and r == gr for ex, (hs, rs) in zip(test, pred)
               for h, r, g, gr in zip(hs, rs, ex.heads, ex.deprels))
-    return 100 * right / n, 100 * las / n, cpu
+    return 100 * right / n, 100 * las / n, cpu, upos
 
 
-def compare(data_dir: Path, varieties: list[str], tasks: list[str]) -> None:
+def compare(data_dir: Path, varieties: list[str], tasks: list[str], extra: dict | None = None) -> None:
+    """OLD vs NEW (and each of `extra`, name -> configs, against OLD in the same run)."""
     from dialectbench.data import open_source
 
     source = open_source(data_dir)
-    totals = {"old": 0.0, "new": 0.0}
-    print(f"old: {OLD}\nnew: {NEW}")
-    print(f"{'task':4} {'treebank':34} {'model':5} {'UAS/POS':>7} {'LAS':>6} {'CPU s':>6}")
+    models = {"old": OLD, "new": NEW, **(extra or {})}
+    totals = dict.fromkeys(models, 0.0)
+    for name, configs in models.items():
+        print(f"{name}: {configs}")
+    print(f"{'task':4} {'treebank':34} {'model':5} {'UAS/POS':>7} {'LAS':>6} {'CPU s':>6} {'auxPOS':>6}")
     for task in tasks:
         key = "parser" if task == "dep" else "crf"
         if OLD[key] == NEW[key]:
@@ -91,12 +99,15 @@ def compare(data_dir: Path, varieties: list[str], tasks: list[str]) -> None:
         for variety in varieties:
             train, test = source.load(task, variety, "train"), source.load(task, variety, "test")
             dev = source.load(task, variety, "dev") if "dev" in source.splits(task, variety) else None
-            for name, configs in (("old", OLD), ("new", NEW)):
-                score, las, cpu = _fit_and_score(task, configs, train, dev, test)
+            for name, configs in models.items():
+                score, las, cpu, upos = _fit_and_score(task, configs, train, dev, test)
                 totals[name] += cpu
                 las_s = f"{las:6.2f}" if las is not None else f"{'':6}"
-                print(f"{task:4} {variety[:34]:34} {name:5} {score:7.2f} {las_s} {cpu:6.0f}", flush=True)
+                upos_s = f"{upos:6.2f}" if upos is not None else ""
+                print(f"{task:4} {variety[:34]:34} {name:5} {score:7.2f} {las_s} {cpu:6.0f} {upos_s}", flush=True)
     if totals["old"]:
+        for name in list(models)[2:]:
+            print(f"cpu ratio {name}/old: {totals[name] / totals['old']:.2f}")
         print(f"CPU seconds new / old: {totals['new']:.0f} / {totals['old']:.0f}")
         print(f"cpu ratio new/old: {totals['new'] / totals['old']:.2f}")
 
@@ -111,6 +122,8 @@ def main() -> None:
     ap.add_argument("--skip-pos", action="store_true")
     ap.add_argument("--skip-dep", action="store_true")
     ap.add_argument("--train-limit", type=int, default=None, help="use the first N training sentences")
+    ap.add_argument("--also", action="append", default=[], metavar="K=V;K=V",
+                    help="with --compare: one more candidate parser (defaults + these fields), fitted in the same run")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a ParserConfig field, e.g. --set max_seconds=300 --set max_epochs=5")
     args = ap.parse_args()
@@ -119,8 +132,11 @@ def main() -> None:
         torch.set_num_threads(1)
         overrides = {k: ast.literal_eval(v) for k, v in (kv.split("=", 1) for kv in args.set)}
         NEW["parser"] = dataclasses.replace(NEW["parser"], **overrides)
+        extra = {f"c{i}": {**OLD, "parser": ParserConfig(**{k: ast.literal_eval(v) for k, v in
+                                                              (kv.split("=", 1) for kv in group.split(";"))})}
+                 for i, group in enumerate(args.also, 1)}
         compare(args.data_dir, [v.strip() for v in args.varieties.split(",") if v.strip()],
-                [t for t, skip in (("pos", args.skip_pos), ("dep", args.skip_dep)) if not skip])
+                [t for t, skip in (("pos", args.skip_pos), ("dep", args.skip_dep)) if not skip], extra)
         return
     train, dev, test = (split(args.ud_dir, s) for s in ("train", "dev", "test"))
     train = train[:args.train_limit]

@@ -237,3 +237,51 @@ def test_the_parsers_encoder_tags_upos(fitted):
     assert tags[-1] == () and [len(t) for t in tags] == [len(s.words) for s in test]
     right = sum(p == g for s, ts in zip(test, tags) for p, g in zip(ts, s.upos))
     assert right / sum(len(s.words) for s in test) > 0.95
+
+
+def test_warmup_then_decay_schedule_and_the_default_schedule_unchanged():
+    """ParserConfig.warmup_words (issue 41): the lr rises linearly to `lr` over the warmup words, then the
+    linear decay to 0 over the planned words goes on as before; at 0 (the default) the schedule is
+    today's lr * (1 - words / planned), from the first update on."""
+    import torch
+
+    from dialectbench.backends.baseline.parser import _Budget
+
+    def lrs(warmup: int, decay: bool) -> list[float]:
+        opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+        budget = _Budget(ParserConfig(max_train_words=None))
+        budget.schedule = (opt, 1.0, 100 if decay else None, warmup)
+        budget.set_lr(0)
+        out = [opt.param_groups[0]["lr"]]
+        for _ in range(4):
+            budget.spend(20)
+            out.append(opt.param_groups[0]["lr"])
+        return out
+
+    assert lrs(0, True) == pytest.approx([1.0, 0.8, 0.6, 0.4, 0.2])
+    assert lrs(0, False) == [1.0] * 5
+    assert lrs(40, False) == pytest.approx([1 / 40, 21 / 40, 1.0, 1.0, 1.0])
+    assert lrs(40, True) == pytest.approx([1 / 40, 21 / 40 * 0.8, 0.6, 0.4, 0.2])
+
+
+def test_the_upos_mlp_head_tags_the_grammar_and_new_fields_keep_the_default_key():
+    """upos_hidden / upos_weight / warmup_words (issue 41, joint tagger-parser and larger steps): at their
+    defaults the job key is the one stored scores were made under, any other value enters it; the MLP
+    tag head learns the synthetic grammar's tags and is deterministic."""
+    import dataclasses
+
+    from torch import nn
+
+    config = dataclasses.replace(SMALL, upos_hidden=32, upos_weight=2.0, warmup_words=500)
+    key = BaselineBackend(parser=SMALL).config["parser"]
+    assert not {"upos_hidden", "upos_weight", "warmup_words"} & set(key)
+    new_key = BaselineBackend(parser=config).config["parser"]
+    assert (new_key["upos_hidden"], new_key["upos_weight"], new_key["warmup_words"]) == (32, 2.0, 500)
+    train, dev = synthetic_treebank(300, 1), synthetic_treebank(40, 2)
+    a, b = (BaselineBackend(parser=config).fit("dep", train, dev, seed=0) for _ in range(2))
+    assert isinstance(a.net.encoder.upos, nn.Sequential)
+    assert [h["loss"] for h in a.history] == [h["loss"] for h in b.history]
+    test = synthetic_treebank(50, 3)
+    tags = a.predict_upos(test)
+    assert sum(p == g for s, ts in zip(test, tags) for p, g in zip(ts, s.upos)) / sum(len(s.words) for s in test) > 0.95
+    assert pickle.loads(pickle.dumps(a)).predict_upos(test) == tags

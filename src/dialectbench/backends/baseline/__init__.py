@@ -71,7 +71,7 @@ def worker_modules(tasks: Sequence[str] | None = None) -> list[str]:
 _UNUSED_BY_ARCH = {"bilstm": ("arch", "conv_dim", "conv_dilations"), "cnn": ("lstm_hidden", "lstm_layers")}
 # fields added after stored scores existed, left out of the key at their default (which keeps the old
 # behaviour), so those keys stay valid; any other value enters the key
-_NEW_FIELD_DEFAULTS = {"fast_dropout": False}
+_NEW_FIELD_DEFAULTS = {"fast_dropout": False, "warmup_words": 0, "upos_hidden": 0, "upos_weight": 1.0}
 
 
 class BaselineBackend(Backend):

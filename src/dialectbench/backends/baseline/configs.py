@@ -49,6 +49,19 @@ class ParserConfig:
     # on the same batches: fast_dropout 0.92x, label_hidden=32 0.86x, lstm_layers=1 0.65x, all three
     # 0.55x. Each cheaper point loses more UAS than the same CPU cut of the default's budget
     # would, so the defaults stand; the recurrence (LSTM forward and backward ~45% of a step) is the cost.
+    # Round 3 (benchmarks/profile_parser.py, parser_steps.py; one thread): a step is backward 51%, encoder
+    # forward 24%, head + losses 13%, Adam 3%, clipping 2.5% (already foreach); padding is 1.6% of the
+    # batched positions and a dev pass 2.5 CPU-s (~5% of a fit), so no structural waste is left but
+    # nn.Dropout's bernoulli_ (6%, fast_dropout). torch runs a packed batch whose sentences all have one
+    # length (most batches) through oneDNN's LSTM, a mixed one through its per-step loop (1.3x the CPU a
+    # word); with oneDNN off a step costs 1.28x and its losses differ from 1e-4 on, so the default's LSTM
+    # numerics are oneDNN's. CPU a training word by batch_tokens: 250 245 us, 500 221, 1000 205, 2000
+    # 218 -- larger steps save <= 16% a word and lose UAS: EWT test, fitted in one run with the default
+    # (83.17 / 78.37, 217 CPU-s): 450k words, lr 4e-3, warmup_words 20k: 81.37 / 76.09 in 106 (0.49x);
+    # alone: 1000 tokens x 600k, lr 4e-3, warmup 50k: 79.22 / 73.30 in 118. Joint tagging: an MLP UPOS
+    # head (upos_hidden 256, upos_weight 2) tags EWT test at 93.09 (linear head 92.29; CRF 94.92) at
+    # 82.94 UAS, 1.06x the CPU; upos_weight 5 (alone): 93.60 at 81.97 UAS. The tag loss takes from the
+    # parser before it reaches the CRF's 94.5+, so pos jobs keep the CRF.
     arch: str = "bilstm"
     word_dim: int = 100
     char_dim: int = 32
@@ -63,6 +76,10 @@ class ParserConfig:
     # issue 41: dropout masks from torch.rand (MaskDropout) instead of nn.Dropout's slower bernoulli_
     # kernel; the same distribution, other random numbers, so other scores (off: keeps the job key)
     fast_dropout: bool = False
+    # issue 41, joint tagger-parser: the auxiliary UPOS classifier on the encoder's states is a linear layer
+    # (upos_hidden=0, today's) or an MLP with that hidden size; upos_weight scales its loss against the parser's
+    upos_hidden: int = 0
+    upos_weight: float = 1.0
     word_dropout: float = 0.25    # alpha in p(unk) = alpha / (alpha + count): rare words learn to back off to chars
     min_word_count: int = 2
     lr: float = 2e-3
@@ -70,6 +87,9 @@ class ParserConfig:
     # in a better optimum than a constant rate cut off mid-way (a small treebank's schedule is its
     # max_epochs passes)
     lr_decay: bool = True
+    # issue 41: the learning rate rises linearly from 0 over the first warmup_words training words (0:
+    # none, today's schedule), so larger batches can take a higher lr without early divergence
+    warmup_words: int = 0
     # ~10 sentences an update. The number of updates, more than the words seen, sets the UAS for a
     # given CPU cost (a word costs about the same in 250- and 500-token batches, 30% more in 125).
     # UD_English-EWT test, LR decay: 1000 tokens x 1.2M words 81.30; 500 x 1.2M 83.71 (510 CPU-s);

@@ -28,7 +28,7 @@ from dialectbench import progress
 from dialectbench.backends.base import TrainingDataError
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
 from dialectbench.backends.baseline.configs import ParserConfig
-from dialectbench.backends.parsing import ParserHead, make_dropout
+from dialectbench.backends.parsing import ParserHead, _MLP, make_dropout
 from dialectbench.data.examples import Sentence
 
 PAD, UNK, ROOT = 0, 1, 2
@@ -66,7 +66,7 @@ class _Encoder(nn.Module):
         else:
             self.lstm = nn.LSTM(cfg.word_dim + cfg.char_filters, cfg.lstm_hidden, cfg.lstm_layers,
                                 batch_first=True, bidirectional=True, dropout=cfg.dropout)
-        self.upos = nn.Linear(2 * cfg.lstm_hidden, n_upos)
+        self.upos = _upos_classifier(cfg, 2 * cfg.lstm_hidden, n_upos)
         self.out_dim = 2 * cfg.lstm_hidden
 
     def forward(self, word_ids, type_chars, type_index, lengths):
@@ -110,7 +110,7 @@ class _ConvEncoder(nn.Module):
         self.dilations = tuple(cfg.conv_dilations)
         self.blocks = nn.ModuleList(nn.Linear(3 * d, 2 * d) for _ in self.dilations)  # GLU: value, gate
         self.norms = nn.ModuleList(nn.LayerNorm(d) for _ in self.dilations)
-        self.upos = nn.Linear(d, n_upos)
+        self.upos = _upos_classifier(cfg, d, n_upos)
         self.out_dim = d
 
     def forward(self, word_ids, type_chars, type_index, lengths):
@@ -124,6 +124,13 @@ class _ConvEncoder(nn.Module):
             y = nn.functional.glu(y, -1)
             h = norm(h + self.dropout(y)) * keep
         return self.dropout(h)
+
+
+def _upos_classifier(cfg: ParserConfig, in_dim: int, n_upos: int) -> nn.Module:
+    """The auxiliary UPOS classifier: linear (today's), or with upos_hidden an MLP as the parser's scorers use."""
+    if not cfg.upos_hidden:
+        return nn.Linear(in_dim, n_upos)
+    return nn.Sequential(_MLP(in_dim, cfg.upos_hidden, cfg.dropout, cfg.fast_dropout), nn.Linear(cfg.upos_hidden, n_upos))
 
 
 def _shift(h: torch.Tensor, k: int) -> torch.Tensor:
@@ -269,8 +276,8 @@ class BiaffineParser(BaselineModel):
         # the runner's ETA weighs the fit (BaselineBackend.fit_weight); past them it reads as done
         expected = self.config.expected_words(sum(len(s.words) for s in train), len(self._batches(train)),
                                               bool(dev))
-        if cfg.lr_decay:
-            budget.decay = (opt, cfg.lr, total)
+        budget.schedule = (opt, cfg.lr, total if cfg.lr_decay else None, cfg.warmup_words)
+        budget.set_lr(0)
         for epoch in range(1, cfg.max_epochs + 1):
             loss = self._epoch(train, encoded, opt, rng, gen, budget,
                                lambda epoch=epoch: progress.report("fit", done=budget.words, total=expected,
@@ -318,7 +325,8 @@ class BiaffineParser(BaselineModel):
         words[:, 0] = False
         words &= b["has_upos"].unsqueeze(1)
         if words.any():
-            loss = loss + nn.functional.cross_entropy(enc.upos(states[words]), b["upos"][words])
+            upos_loss = nn.functional.cross_entropy(enc.upos(states[words]), b["upos"][words])
+            loss = loss + (upos_loss if self.config.upos_weight == 1.0 else self.config.upos_weight * upos_loss)
         opt.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(self.net.parameters(), 5.0)
@@ -426,14 +434,24 @@ class _Budget:
     def __init__(self, cfg: ParserConfig):
         self.cfg, self.words, self.spent = cfg, 0, False
         self.start, self.cpu_start = time.perf_counter(), time.process_time()
-        self.decay: tuple | None = None  # (optimizer, base lr, planned words): linear decay to 0
+        # (optimizer, base lr, planned words or None: no decay, warmup words): linear warmup from 0, then
+        # linear decay to 0 over the planned words
+        self.schedule: tuple | None = None
+
+    def set_lr(self, words: int) -> None:
+        if self.schedule is None:
+            return
+        opt, lr, total, warmup = self.schedule
+        if warmup:  # the step after `words` words: never 0 at the first update
+            lr *= min(1.0, (words + 1) / warmup)
+        if total is not None:
+            lr *= max(0.0, 1.0 - words / total)
+        for group in opt.param_groups:
+            group["lr"] = lr
 
     def spend(self, words: int) -> bool:
         self.words += words
-        if self.decay is not None:
-            opt, lr, total = self.decay
-            for group in opt.param_groups:
-                group["lr"] = lr * max(0.0, 1.0 - self.words / total)
+        self.set_lr(self.words)
         cap_words, cap_s = self.cfg.max_train_words, self.cfg.max_seconds
         self.spent = ((cap_words is not None and self.words >= cap_words)
                       or (cap_s is not None and time.perf_counter() - self.start > cap_s))
