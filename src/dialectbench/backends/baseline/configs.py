@@ -57,8 +57,19 @@ class ParserConfig:
     lstm_layers: int = 2
     conv_dim: int = 128           # arch="cnn": width of the convolution blocks
     conv_dilations: tuple[int, ...] = (1, 2, 4, 8)  # arch="cnn": one block each; context +-15 words
+    # arch="transformer" (attention.py): pre-LN self-attention blocks, a learned per-head bias on the
+    # relative distance between words clipped at attn_max_distance
+    attn_dim: int = 256
+    attn_layers: int = 3
+    attn_heads: int = 8
+    attn_ffn: int = 512
+    attn_dropout: float = 0.1     # on attention weights and each residual branch (cfg.dropout: input, output)
+    attn_max_distance: int = 16
+    attn_max_positions: int = 256  # learned absolute position embeddings
     arc_hidden: int = 256
     label_hidden: int = 64
+    # a learned arc score per signed head-dependent distance, clipped here (0: none; see BiaffineArcScorer)
+    arc_max_distance: int = 0
     dropout: float = 0.33
     # issue 41: dropout masks from torch.rand (MaskDropout) instead of nn.Dropout's slower bernoulli_
     # kernel; the same distribution, other random numbers, so other scores (off: keeps the job key)
@@ -70,6 +81,8 @@ class ParserConfig:
     # in a better optimum than a constant rate cut off mid-way (a small treebank's schedule is its
     # max_epochs passes)
     lr_decay: bool = True
+    # linear warmup of the learning rate over the first warmup_words training words (0: none)
+    warmup_words: int = 0
     # ~10 sentences an update. The number of updates, more than the words seen, sets the UAS for a
     # given CPU cost (a word costs about the same in 250- and 500-token batches, 30% more in 125).
     # UD_English-EWT test, LR decay: 1000 tokens x 1.2M words 81.30; 500 x 1.2M 83.71 (510 CPU-s);

@@ -26,6 +26,7 @@ from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_
 
 from dialectbench import progress
 from dialectbench.backends.base import TrainingDataError
+from dialectbench.backends.baseline.attention import AttentionEncoder
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
 from dialectbench.backends.baseline.configs import ParserConfig
 from dialectbench.backends.parsing import ParserHead, make_dropout
@@ -136,7 +137,7 @@ def _shift(h: torch.Tensor, k: int) -> torch.Tensor:
     return torch.cat([pad, h[:, :-k]], 1) if k > 0 else torch.cat([h[:, -k:], pad], 1)
 
 
-ENCODERS = {"bilstm": _Encoder, "cnn": _ConvEncoder}
+ENCODERS = {"bilstm": _Encoder, "cnn": _ConvEncoder, "transformer": AttentionEncoder}
 
 
 class _Net(nn.Module):
@@ -146,7 +147,7 @@ class _Net(nn.Module):
             raise ValueError(f"ParserConfig.arch: unknown encoder {cfg.arch!r}; known: {', '.join(ENCODERS)}")
         self.encoder = ENCODERS[cfg.arch](cfg, n_words, n_chars, n_upos)
         self.head = ParserHead(self.encoder.out_dim, n_labels, cfg.arc_hidden, cfg.label_hidden,
-                               cfg.dropout, cfg.fast_dropout)
+                               cfg.dropout, cfg.fast_dropout, cfg.arc_max_distance)
 
 
 class BiaffineParser(BaselineModel):
@@ -269,8 +270,10 @@ class BiaffineParser(BaselineModel):
         # the runner's ETA weighs the fit (BaselineBackend.fit_weight); past them it reads as done
         expected = self.config.expected_words(sum(len(s.words) for s in train), len(self._batches(train)),
                                               bool(dev))
-        if cfg.lr_decay:
+        if cfg.lr_decay or cfg.warmup_words:
             budget.decay = (opt, cfg.lr, total)
+            if cfg.warmup_words:
+                budget.spend(0)  # the schedule from its first update (warmup starts at 0)
         for epoch in range(1, cfg.max_epochs + 1):
             loss = self._epoch(train, encoded, opt, rng, gen, budget,
                                lambda epoch=epoch: progress.report("fit", done=budget.words, total=expected,
@@ -426,14 +429,17 @@ class _Budget:
     def __init__(self, cfg: ParserConfig):
         self.cfg, self.words, self.spent = cfg, 0, False
         self.start, self.cpu_start = time.perf_counter(), time.process_time()
-        self.decay: tuple | None = None  # (optimizer, base lr, planned words): linear decay to 0
+        self.decay: tuple | None = None  # (optimizer, base lr, planned words): the schedule's inputs
 
     def spend(self, words: int) -> bool:
         self.words += words
         if self.decay is not None:
             opt, lr, total = self.decay
+            scale = max(0.0, 1.0 - self.words / total) if self.cfg.lr_decay else 1.0
+            if self.cfg.warmup_words:
+                scale *= min(1.0, self.words / self.cfg.warmup_words)
             for group in opt.param_groups:
-                group["lr"] = lr * max(0.0, 1.0 - self.words / total)
+                group["lr"] = lr * scale
         cap_words, cap_s = self.cfg.max_train_words, self.cfg.max_seconds
         self.spent = ((cap_words is not None and self.words >= cap_words)
                       or (cap_s is not None and time.perf_counter() - self.start > cap_s))
