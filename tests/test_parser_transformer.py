@@ -34,9 +34,13 @@ def test_the_attention_encoder_learns_the_grammar_and_pickles(fitted):
     assert pickle.loads(pickle.dumps(fitted)).predict(test) == pred
 
 
-def test_the_attention_encoder_ignores_the_padding_of_its_batch(fitted):
+@pytest.mark.parametrize("conv_blocks", [0, 2])
+def test_the_attention_encoder_ignores_the_padding_of_its_batch(fitted, conv_blocks):
     """A sentence's states are the same alone or padded in a batch with a longer one: padded keys get
-    no attention weight."""
+    no attention weight, and the convolution blocks read padding as zeros."""
+    if conv_blocks:
+        config = dataclasses.replace(SMALL, attn_conv_blocks=conv_blocks, max_epochs=1)
+        fitted = BaselineBackend(parser=config).fit("dep", synthetic_treebank(100, 1), None, seed=0)
     short, long_ = synthetic_treebank(30, 6)[0], max(synthetic_treebank(30, 7), key=lambda s: len(s.words))
     enc = fitted._encode([short, long_], train=False)
     states = [fitted.net.encoder(**{k: v for k, v in fitted._batch(enc, idx).items() if k != "mask"})

@@ -69,7 +69,7 @@ def worker_modules(tasks: Sequence[str] | None = None) -> list[str]:
 # key from before `arch` existed (its scores are unchanged, so stored ones stay valid); any other
 # encoder's key holds `arch`, so no score of one encoder is ever reused as the other's.
 _ATTN = ("attn_dim", "attn_layers", "attn_heads", "attn_ffn", "attn_dropout", "attn_max_distance",
-         "attn_max_positions")
+         "attn_max_positions", "attn_conv_blocks")
 _UNUSED_BY_ARCH = {"bilstm": ("arch", "conv_dim", "conv_dilations", *_ATTN),
                    "cnn": ("lstm_hidden", "lstm_layers", *_ATTN),
                    "transformer": ("lstm_hidden", "lstm_layers", "conv_dim", "conv_dilations")}

@@ -66,6 +66,7 @@ class ParserConfig:
     attn_dropout: float = 0.1     # on attention weights and each residual branch (cfg.dropout: input, output)
     attn_max_distance: int = 16
     attn_max_positions: int = 256  # learned absolute position embeddings
+    attn_conv_blocks: int = 0      # gated kernel-3 convolution blocks before the attention blocks
     arc_hidden: int = 256
     label_hidden: int = 64
     # a learned arc score per signed head-dependent distance, clipped here (0: none; see BiaffineArcScorer)
