@@ -2,7 +2,8 @@
 
 Encoder: word embeddings + a character CNN (so unseen dialectal spellings still get a representation)
 -> 2-layer BiLSTM (`ParserConfig.arch="bilstm"`, the default) or residual gated dilated convolutions
-(`arch="cnn"`, issue 41: cheaper per word, but less accurate per CPU-second; see ParserConfig). Head: the shared biaffine arc/label scorers with exact MST decoding
+(`arch="cnn"`, issue 41: cheaper per word, but less accurate per CPU-second; see ParserConfig) or
+self-attention blocks (`arch="transformer"`, attention.py). Head: the shared biaffine arc/label scorers with exact MST decoding
 (`dialectbench.backends.parsing`).
 
 UPOS is never an input. Gold tags would not exist for a real user's text, and in the zero-shot setting
