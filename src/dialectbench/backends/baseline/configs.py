@@ -64,8 +64,9 @@ class ParserConfig:
     # attention only, d128 x2 layers 60.5 (47), d192 x2 63.4 (60): without recurrence or convolution it
     # learns far less per word. 2 conv blocks + 2 attention d128: 71.07 (52), lr 4e-3 72.87 (50), at
     # 900k words 79.56 / 73.62 LAS (148); 3 conv + 1 attention d192: 73.75 (67), lr 4e-3 at 600k words
-    # 79.55 / 73.58 (117). The BiLSTM's full fit in the same window: 83.17 / 78.37 (213). Per word
-    # 0.55-0.7x the BiLSTM's CPU, but about on its accuracy/CPU frontier, far from 3x at 83: not a default.
+    # 79.55 / 73.58 (117), at 900k 82.29 / 77.33 (171; its encoder's UPOS 93.14). The BiLSTM's full fit
+    # in the same window: 83.17 / 78.37 (213). Per word 0.55-0.8x the BiLSTM's CPU and a little above its
+    # accuracy/CPU frontier, but far from 3x at 83: not a default.
     attn_dim: int = 256
     attn_layers: int = 3
     attn_heads: int = 8
