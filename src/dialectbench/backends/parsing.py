@@ -52,24 +52,45 @@ class _MLP(nn.Module):
         return self.dropout(F.leaky_relu(self.linear(x), 0.1))
 
 
+def tag_classifier(in_dim: int, n_tags: int, hidden: int = 0, dropout: float = 0.0, fast_dropout: bool = False
+                   ) -> nn.Module:
+    """A tag classifier on encoder states (the parser's auxiliary UPOS loss): linear, or with `hidden` an
+    MLP as the arc and label scorers use."""
+    if not hidden:
+        return nn.Linear(in_dim, n_tags)
+    return nn.Sequential(_MLP(in_dim, hidden, dropout, fast_dropout), nn.Linear(hidden, n_tags))
+
+
 class BiaffineArcScorer(nn.Module):
     """Deep biaffine arc scorer: s[b, d, h] = dep_d^T U head_h + head_h . u  (Dozat & Manning 2017).
 
     forward(x (B, T, in_dim), mask (B, T) bool, True for ROOT and real words) -> (B, T, T) scores with
     padded head positions set to -inf.
+
+    max_distance > 0 adds a learned score for the signed distance h - d, clipped at +-max_distance: an
+    encoder without recurrence (self-attention) does not tell the biaffine product how far apart two
+    words are, and most heads are near their dependents.
     """
 
-    def __init__(self, in_dim: int, hidden: int = 400, dropout: float = 0.33, fast_dropout: bool = False):
+    def __init__(self, in_dim: int, hidden: int = 400, dropout: float = 0.33, fast_dropout: bool = False,
+                 max_distance: int = 0):
         super().__init__()
         self.dep_mlp = _MLP(in_dim, hidden, dropout, fast_dropout)
         self.head_mlp = _MLP(in_dim, hidden, dropout, fast_dropout)
         self.weight = nn.Parameter(torch.zeros(hidden, hidden))  # zero init: uniform scores at start
         self.head_bias = nn.Parameter(torch.zeros(hidden))
+        self.max_distance = max_distance
+        if max_distance:  # only then: the state dicts of existing parsers stay loadable
+            self.distance = nn.Parameter(torch.zeros(2 * max_distance + 1))
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         dep, head = self.dep_mlp(x), self.head_mlp(x)
         scores = torch.einsum("bdi,ij,bhj->bdh", dep, self.weight, head)
         scores = scores + (head @ self.head_bias).unsqueeze(1)
+        if self.max_distance:
+            pos = torch.arange(x.shape[1])
+            k = self.max_distance
+            scores = scores + self.distance[(pos.unsqueeze(0) - pos.unsqueeze(1)).clamp(-k, k) + k]
         return scores.masked_fill(~mask.unsqueeze(1), float("-inf"))
 
 
@@ -100,9 +121,9 @@ class ParserHead(nn.Module):
     """Arc + label scorers with their training loss and exact MST decoding."""
 
     def __init__(self, in_dim: int, n_labels: int, arc_hidden: int = 400, label_hidden: int = 100,
-                 dropout: float = 0.33, fast_dropout: bool = False):
+                 dropout: float = 0.33, fast_dropout: bool = False, arc_max_distance: int = 0):
         super().__init__()
-        self.arc = BiaffineArcScorer(in_dim, arc_hidden, dropout, fast_dropout)
+        self.arc = BiaffineArcScorer(in_dim, arc_hidden, dropout, fast_dropout, arc_max_distance)
         self.label = BiaffineLabelScorer(in_dim, n_labels, label_hidden, dropout, fast_dropout)
 
     def loss(self, x: torch.Tensor, mask: torch.Tensor, heads: torch.Tensor,

@@ -68,10 +68,15 @@ def worker_modules(tasks: Sequence[str] | None = None) -> list[str]:
 # ParserConfig fields an encoder does not read, left out of the job key. The BiLSTM's key is exactly its
 # key from before `arch` existed (its scores are unchanged, so stored ones stay valid); any other
 # encoder's key holds `arch`, so no score of one encoder is ever reused as the other's.
-_UNUSED_BY_ARCH = {"bilstm": ("arch", "conv_dim", "conv_dilations"), "cnn": ("lstm_hidden", "lstm_layers")}
+_ATTN = ("attn_dim", "attn_layers", "attn_heads", "attn_ffn", "attn_dropout", "attn_max_distance",
+         "attn_max_positions", "attn_conv_blocks")
+_UNUSED_BY_ARCH = {"bilstm": ("arch", "conv_dim", "conv_dilations", *_ATTN),
+                   "cnn": ("lstm_hidden", "lstm_layers", *_ATTN),
+                   "transformer": ("lstm_hidden", "lstm_layers", "conv_dim", "conv_dilations")}
 # fields added after stored scores existed, left out of the key at their default (which keeps the old
 # behaviour), so those keys stay valid; any other value enters the key
-_NEW_FIELD_DEFAULTS = {"fast_dropout": False, "warmup_words": 0, "upos_hidden": 0, "upos_weight": 1.0}
+_NEW_FIELD_DEFAULTS = {"fast_dropout": False, "warmup_words": 0, "upos_hidden": 0, "upos_weight": 1.0,
+                       "arc_max_distance": 0}
 
 
 class BaselineBackend(Backend):

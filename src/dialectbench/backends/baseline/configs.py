@@ -70,8 +70,28 @@ class ParserConfig:
     lstm_layers: int = 2
     conv_dim: int = 128           # arch="cnn": width of the convolution blocks
     conv_dilations: tuple[int, ...] = (1, 2, 4, 8)  # arch="cnn": one block each; context +-15 words
+    # arch="transformer" (attention.py): pre-LN self-attention blocks, a learned per-head bias on the
+    # relative distance between words clipped at attn_max_distance. Issue 41, EWT, one thread, all with
+    # label_hidden=32, arc_max_distance=16, warmup_words=20k, fast_dropout (CPU-s on a loaded 2-core
+    # machine, the BiLSTM fitted alongside): the BiLSTM is 76.05 test UAS at 300k words (76 CPU-s);
+    # attention only, d128 x2 layers 60.5 (47), d192 x2 63.4 (60): without recurrence or convolution it
+    # learns far less per word. 2 conv blocks + 2 attention d128: 71.07 (52), lr 4e-3 72.87 (50), at
+    # 900k words 79.56 / 73.62 LAS (148); 3 conv + 1 attention d192: 73.75 (67), lr 4e-3 at 600k words
+    # 79.55 / 73.58 (117), at 900k 82.29 / 77.33 (171; its encoder's UPOS 93.14). The BiLSTM's full fit
+    # in the same window: 83.17 / 78.37 (213). Per word 0.55-0.8x the BiLSTM's CPU and a little above its
+    # accuracy/CPU frontier, but far from 3x at 83: not a default.
+    attn_dim: int = 256
+    attn_layers: int = 3
+    attn_heads: int = 8
+    attn_ffn: int = 512
+    attn_dropout: float = 0.1     # on attention weights and each residual branch (cfg.dropout: input, output)
+    attn_max_distance: int = 16
+    attn_max_positions: int = 256  # learned absolute position embeddings
+    attn_conv_blocks: int = 0      # gated kernel-3 convolution blocks before the attention blocks
     arc_hidden: int = 256
     label_hidden: int = 64
+    # a learned arc score per signed head-dependent distance, clipped here (0: none; see BiaffineArcScorer)
+    arc_max_distance: int = 0
     dropout: float = 0.33
     # issue 41: dropout masks from torch.rand (MaskDropout) instead of nn.Dropout's slower bernoulli_
     # kernel; the same distribution, other random numbers, so other scores (off: keeps the job key)

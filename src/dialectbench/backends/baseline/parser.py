@@ -2,7 +2,8 @@
 
 Encoder: word embeddings + a character CNN (so unseen dialectal spellings still get a representation)
 -> 2-layer BiLSTM (`ParserConfig.arch="bilstm"`, the default) or residual gated dilated convolutions
-(`arch="cnn"`, issue 41: cheaper per word, but less accurate per CPU-second; see ParserConfig). Head: the shared biaffine arc/label scorers with exact MST decoding
+(`arch="cnn"`, issue 41: cheaper per word, but less accurate per CPU-second; see ParserConfig) or
+self-attention blocks (`arch="transformer"`, attention.py). Head: the shared biaffine arc/label scorers with exact MST decoding
 (`dialectbench.backends.parsing`).
 
 UPOS is never an input. Gold tags would not exist for a real user's text, and in the zero-shot setting
@@ -26,9 +27,10 @@ from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_
 
 from dialectbench import progress
 from dialectbench.backends.base import TrainingDataError
+from dialectbench.backends.baseline.attention import AttentionEncoder
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
 from dialectbench.backends.baseline.configs import ParserConfig
-from dialectbench.backends.parsing import ParserHead, _MLP, make_dropout
+from dialectbench.backends.parsing import ParserHead, make_dropout, tag_classifier
 from dialectbench.data.examples import Sentence
 
 PAD, UNK, ROOT = 0, 1, 2
@@ -66,7 +68,7 @@ class _Encoder(nn.Module):
         else:
             self.lstm = nn.LSTM(cfg.word_dim + cfg.char_filters, cfg.lstm_hidden, cfg.lstm_layers,
                                 batch_first=True, bidirectional=True, dropout=cfg.dropout)
-        self.upos = _upos_classifier(cfg, 2 * cfg.lstm_hidden, n_upos)
+        self.upos = tag_classifier(2 * cfg.lstm_hidden, n_upos, cfg.upos_hidden, cfg.dropout, cfg.fast_dropout)
         self.out_dim = 2 * cfg.lstm_hidden
 
     def forward(self, word_ids, type_chars, type_index, lengths):
@@ -110,7 +112,7 @@ class _ConvEncoder(nn.Module):
         self.dilations = tuple(cfg.conv_dilations)
         self.blocks = nn.ModuleList(nn.Linear(3 * d, 2 * d) for _ in self.dilations)  # GLU: value, gate
         self.norms = nn.ModuleList(nn.LayerNorm(d) for _ in self.dilations)
-        self.upos = _upos_classifier(cfg, d, n_upos)
+        self.upos = tag_classifier(d, n_upos, cfg.upos_hidden, cfg.dropout, cfg.fast_dropout)
         self.out_dim = d
 
     def forward(self, word_ids, type_chars, type_index, lengths):
@@ -126,13 +128,6 @@ class _ConvEncoder(nn.Module):
         return self.dropout(h)
 
 
-def _upos_classifier(cfg: ParserConfig, in_dim: int, n_upos: int) -> nn.Module:
-    """The auxiliary UPOS classifier: linear (today's), or with upos_hidden an MLP as the parser's scorers use."""
-    if not cfg.upos_hidden:
-        return nn.Linear(in_dim, n_upos)
-    return nn.Sequential(_MLP(in_dim, cfg.upos_hidden, cfg.dropout, cfg.fast_dropout), nn.Linear(cfg.upos_hidden, n_upos))
-
-
 def _shift(h: torch.Tensor, k: int) -> torch.Tensor:
     """h (B, T, d) moved k positions along T (k > 0: each position sees the one k to its left), zeros in."""
     if k == 0:
@@ -143,7 +138,7 @@ def _shift(h: torch.Tensor, k: int) -> torch.Tensor:
     return torch.cat([pad, h[:, :-k]], 1) if k > 0 else torch.cat([h[:, -k:], pad], 1)
 
 
-ENCODERS = {"bilstm": _Encoder, "cnn": _ConvEncoder}
+ENCODERS = {"bilstm": _Encoder, "cnn": _ConvEncoder, "transformer": AttentionEncoder}
 
 
 class _Net(nn.Module):
@@ -153,7 +148,7 @@ class _Net(nn.Module):
             raise ValueError(f"ParserConfig.arch: unknown encoder {cfg.arch!r}; known: {', '.join(ENCODERS)}")
         self.encoder = ENCODERS[cfg.arch](cfg, n_words, n_chars, n_upos)
         self.head = ParserHead(self.encoder.out_dim, n_labels, cfg.arc_hidden, cfg.label_hidden,
-                               cfg.dropout, cfg.fast_dropout)
+                               cfg.dropout, cfg.fast_dropout, cfg.arc_max_distance)
 
 
 class BiaffineParser(BaselineModel):
