@@ -62,7 +62,12 @@ def test_the_same_seed_fits_the_same_attention_parser():
 def test_the_attention_encoder_has_its_own_job_key_and_the_default_keeps_its_own():
     default = BaselineBackend().config["parser"]
     attn = BaselineBackend(parser=ParserConfig(arch="transformer")).config["parser"]
-    assert not {k for k in default if k.startswith("attn_") or k in ("arch", "warmup_words", "arc_max_distance")}
+    assert not {k for k in default if k.startswith("attn_") or k == "arch"}
+    # the BiLSTM as it was before issue 41: none of the fields added since enters its key
+    before = ParserConfig(label_hidden=64, arc_max_distance=0, fast_dropout=False, lr=2e-3, warmup_words=0,
+                          max_train_words=900_000)
+    assert not {"warmup_words", "arc_max_distance", "fast_dropout", "upos_hidden", "upos_weight"} & set(
+        BaselineBackend(parser=before).config["parser"])
     assert attn["arch"] == "transformer" and "attn_dim" in attn and "lstm_hidden" not in attn
     assert BaselineBackend(parser=ParserConfig(warmup_words=10)).config["parser"]["warmup_words"] == 10
     assert "attn_dim" not in BaselineBackend(parser=ParserConfig(arch="cnn")).config["parser"]
