@@ -147,6 +147,7 @@ def test_the_baseline_estimates_its_own_cost_from_per_word_costs():
     go through (with a dev split, patience + 2 = 5 epochs of a small treebank) x FIT_PARSER_PER_WORD."""
     from dialectbench.backends import cost_estimator
     from dialectbench.backends.baseline import costs
+    from dialectbench.backends.baseline.configs import ParserConfig
 
     baseline = cost_estimator("baseline")
     assert cost_estimator("mbert") == "encoder-step" and cost_estimator("llm:http://x/v1") is None
@@ -160,11 +161,11 @@ def test_the_baseline_estimates_its_own_cost_from_per_word_costs():
     crf_fit = 20_000 * costs.FIT_CRF_PER_WORD
     assert rows[0]["seconds"] == round(crf_fit + 2_000 * costs.PREDICT_CRF_PER_WORD, 1)
     assert rows[1]["seconds"] == round(200 * costs.WORDS_PER_SENTENCE * costs.PREDICT_CRF_PER_WORD, 1)
-    parser_fit = 5 * 20_000 * costs.FIT_PARSER_PER_WORD  # 5 epochs (patience 3 + 2) < 30, < 600k words
+    parser_fit = 5 * 20_000 * costs.FIT_PARSER_PER_WORD  # 5 epochs (patience 3 + 2) < 30, < the word budget
     assert rows[2]["seconds"] == round(parser_fit + 2_000 * costs.PREDICT_PARSER_PER_WORD, 1)
-    # EWT-sized (204.6k train words, a dev split): the work budget's 600k words, 279 CPU-s, not hours
+    # EWT-sized (204.6k train words, a dev split): the work budget's words (900k: 419 CPU-s), not hours
     fit, _ = baseline.job_seconds("dep", 12_544, 2_001, 0, train_words=204_600)
-    assert fit == pytest.approx(600_000 * costs.FIT_PARSER_PER_WORD) and 200 < fit < 400
+    assert fit == pytest.approx(ParserConfig().max_train_words * costs.FIT_PARSER_PER_WORD) and 200 < fit < 600
     assert baseline.job_seconds("sa", 1000, 0, 100) == (None, None)  # text classifiers: not costed
 
 
