@@ -52,6 +52,15 @@ class _MLP(nn.Module):
         return self.dropout(F.leaky_relu(self.linear(x), 0.1))
 
 
+def word_char_features(encoder: nn.Module, word_ids: torch.Tensor, type_chars: torch.Tensor,
+                       type_index: torch.Tensor) -> torch.Tensor:
+    """The input every baseline parser encoder starts from: word embeddings beside a char CNN (max over
+    characters) run once per word type; `encoder` holds `words`, `chars` and `char_cnn`."""
+    c = encoder.chars(type_chars).transpose(1, 2)
+    c = torch.relu(encoder.char_cnn(c)).max(-1).values
+    return torch.cat([encoder.words(word_ids), c[type_index]], -1)
+
+
 def tag_classifier(in_dim: int, n_tags: int, hidden: int = 0, dropout: float = 0.0, fast_dropout: bool = False
                    ) -> nn.Module:
     """A tag classifier on encoder states (the parser's auxiliary UPOS loss): linear, or with `hidden` an

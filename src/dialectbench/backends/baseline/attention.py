@@ -20,7 +20,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from dialectbench.backends.baseline.configs import ParserConfig
-from dialectbench.backends.parsing import make_dropout, tag_classifier
+from dialectbench.backends.parsing import make_dropout, tag_classifier, word_char_features
 
 PAD = 0  # parser.PAD (not imported: parser imports this module)
 
@@ -93,9 +93,7 @@ class AttentionEncoder(nn.Module):
         self.out_dim = d
 
     def forward(self, word_ids, type_chars, type_index, lengths):
-        c = self.chars(type_chars).transpose(1, 2)
-        c = torch.relu(self.char_cnn(c)).max(-1).values
-        x = torch.cat([self.words(word_ids), c[type_index]], -1)
+        x = word_char_features(self, word_ids, type_chars, type_index)
         T = word_ids.shape[1]
         pos = torch.arange(T)
         rel = (pos.unsqueeze(0) - pos.unsqueeze(1)).clamp(-self.max_distance, self.max_distance)

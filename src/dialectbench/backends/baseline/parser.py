@@ -30,7 +30,7 @@ from dialectbench.backends.base import TrainingDataError
 from dialectbench.backends.baseline.attention import AttentionEncoder
 from dialectbench.backends.baseline.common import BaselineModel, check_examples
 from dialectbench.backends.baseline.configs import ParserConfig
-from dialectbench.backends.parsing import ParserHead, make_dropout, tag_classifier
+from dialectbench.backends.parsing import ParserHead, make_dropout, tag_classifier, word_char_features
 from dialectbench.data.examples import Sentence
 
 PAD, UNK, ROOT = 0, 1, 2
@@ -73,9 +73,7 @@ class _Encoder(nn.Module):
 
     def forward(self, word_ids, type_chars, type_index, lengths):
         """word_ids/type_index (B, T); type_chars (n_types, L): char CNN runs once per word type."""
-        c = self.chars(type_chars).transpose(1, 2)
-        c = torch.relu(self.char_cnn(c)).max(-1).values
-        x = torch.cat([self.words(word_ids), c[type_index]], -1)
+        x = word_char_features(self, word_ids, type_chars, type_index)
         packed = pack_padded_sequence(self.dropout(x), lengths.cpu(), batch_first=True,
                                       enforce_sorted=False)
         if hasattr(self, "lstm"):
@@ -116,9 +114,7 @@ class _ConvEncoder(nn.Module):
         self.out_dim = d
 
     def forward(self, word_ids, type_chars, type_index, lengths):
-        c = self.chars(type_chars).transpose(1, 2)
-        c = torch.relu(self.char_cnn(c)).max(-1).values
-        x = torch.cat([self.words(word_ids), c[type_index]], -1)
+        x = word_char_features(self, word_ids, type_chars, type_index)
         keep = (torch.arange(word_ids.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)).unsqueeze(-1).to(x.dtype)
         h = self.proj(self.dropout(x)) * keep
         for block, norm, dil in zip(self.blocks, self.norms, self.dilations):
