@@ -13,8 +13,8 @@ import random
 import time
 
 import torch
-
 from baseline_ud import DEFAULT_DIR, split
+
 from dialectbench.backends.baseline.configs import ParserConfig
 from dialectbench.backends.baseline.parser import BiaffineParser, _Net
 

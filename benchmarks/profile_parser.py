@@ -11,9 +11,9 @@ import ast
 import time
 
 import torch
+from baseline_ud import DEFAULT_DIR, split
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from baseline_ud import DEFAULT_DIR, split
 from dialectbench.backends.baseline import parser as parser_mod
 from dialectbench.backends.baseline.configs import ParserConfig
 

@@ -336,8 +336,14 @@ def run_cmd(tasks: list[str] | None = TASKS_OPT, varieties: list[str] | None = V
             chat_template: bool | None = CHAT_TEMPLATE_OPT, system_prompt: str | None = SYSTEM_PROMPT_OPT,
             output_path: Path | None = OUTPUT_PATH_OPT, fmt: Format = RUN_FORMAT_OPT) -> None:
     """Train and evaluate a model on every variety of every task under the paper's settings."""
-    from dialectbench.runner.options import (OptionError, RunOptions, batch_size_value, check_declared,
-                                             icl_options, run_flags)
+    from dialectbench.runner.options import (
+        OptionError,
+        RunOptions,
+        batch_size_value,
+        check_declared,
+        icl_options,
+        run_flags,
+    )
 
     if varieties and clusters:
         fail("give --varieties or --clusters, not both")
