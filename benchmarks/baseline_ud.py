@@ -65,11 +65,12 @@ NEW = {"crf": CRFConfig(), "parser": ParserConfig(label_hidden=32, arc_max_dista
                                                   warmup_words=20_000, max_train_words=600_000)}
 
 
-def _fit_and_score(task: str, configs: dict, train, dev, test) -> tuple[float, float | None, float, float | None]:
+def _fit_and_score(task: str, configs: dict, train, dev, test,
+                   seed: int = 0) -> tuple[float, float | None, float, float | None]:
     """(score, LAS or None, CPU seconds of the fit, UPOS accuracy of the parser's auxiliary classifier or
     None): POS accuracy or UAS on `test`, in percent."""
     c0 = time.process_time()
-    model = BaselineBackend(parser=configs["parser"], crf=configs["crf"]).fit(task, train, dev)
+    model = BaselineBackend(parser=configs["parser"], crf=configs["crf"]).fit(task, train, dev, seed=seed)
     cpu = time.process_time() - c0
     pred = model.predict(test)
     n = sum(len(s.words) for s in test)
@@ -84,8 +85,13 @@ def _fit_and_score(task: str, configs: dict, train, dev, test) -> tuple[float, f
     return 100 * right / n, 100 * las / n, cpu, upos
 
 
-def compare(data_dir: Path, varieties: list[str], tasks: list[str], extra: dict | None = None) -> None:
-    """OLD vs NEW (and each of `extra`, name -> configs, against OLD in the same run)."""
+def compare(data_dir: Path, varieties: list[str], tasks: list[str], extra: dict | None = None,
+            seeds: tuple[int, ...] = (0,)) -> None:
+    """OLD vs NEW (and each of `extra`, name -> configs, against OLD in the same run), each fitted once per
+    seed; with several seeds, each treebank ends with every model's mean and sample standard deviation,
+    since one seed's difference on a small test set can be noise (issue 41's Komi treebanks)."""
+    import statistics
+
     from dialectbench.data import open_source
 
     source = open_source(data_dir)
@@ -102,12 +108,21 @@ def compare(data_dir: Path, varieties: list[str], tasks: list[str], extra: dict 
         for variety in varieties:
             train, test = source.load(task, variety, "train"), source.load(task, variety, "test")
             dev = source.load(task, variety, "dev") if "dev" in source.splits(task, variety) else None
-            for name, configs in models.items():
-                score, las, cpu, upos = _fit_and_score(task, configs, train, dev, test)
-                totals[name] += cpu
-                las_s = f"{las:6.2f}" if las is not None else f"{'':6}"
-                upos_s = f"{upos:6.2f}" if upos is not None else ""
-                print(f"{task:4} {variety[:34]:34} {name:5} {score:7.2f} {las_s} {cpu:6.0f} {upos_s}", flush=True)
+            scores: dict[str, list[float]] = {name: [] for name in models}
+            for seed in seeds:
+                for name, configs in models.items():
+                    score, las, cpu, upos = _fit_and_score(task, configs, train, dev, test, seed)
+                    totals[name] += cpu
+                    scores[name].append(score)
+                    las_s = f"{las:6.2f}" if las is not None else f"{'':6}"
+                    upos_s = f"{upos:6.2f}" if upos is not None else ""
+                    label = name if len(seeds) == 1 else f"{name}/{seed}"
+                    print(f"{task:4} {variety[:34]:34} {label:5} {score:7.2f} {las_s} {cpu:6.0f} {upos_s}",
+                          flush=True)
+            if len(seeds) > 1:
+                for name, values in scores.items():
+                    print(f"{task:4} {variety[:34]:34} {name:5} mean {statistics.mean(values):6.2f} "
+                          f"sd {statistics.stdev(values):5.2f} over seeds {','.join(map(str, seeds))}", flush=True)
     if totals["old"]:
         for name in list(models)[2:]:
             print(f"cpu ratio {name}/old: {totals[name] / totals['old']:.2f}")
@@ -127,6 +142,7 @@ def main() -> None:
     ap.add_argument("--train-limit", type=int, default=None, help="use the first N training sentences")
     ap.add_argument("--also", action="append", default=[], metavar="K=V;K=V",
                     help="with --compare: one more candidate parser (defaults + these fields), fitted in the same run")
+    ap.add_argument("--seeds", default="0", help="with --compare: fit every model once per seed, e.g. 0,1,2")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a ParserConfig field, e.g. --set max_seconds=300 --set max_epochs=5")
     args = ap.parse_args()
@@ -139,7 +155,8 @@ def main() -> None:
                                                               (kv.split("=", 1) for kv in group.split(";"))})}
                  for i, group in enumerate(args.also, 1)}
         compare(args.data_dir, [v.strip() for v in args.varieties.split(",") if v.strip()],
-                [t for t, skip in (("pos", args.skip_pos), ("dep", args.skip_dep)) if not skip], extra)
+                [t for t, skip in (("pos", args.skip_pos), ("dep", args.skip_dep)) if not skip], extra,
+                tuple(int(s) for s in args.seeds.split(",")))
         return
     train, dev, test = (split(args.ud_dir, s) for s in ("train", "dev", "test"))
     train = train[:args.train_limit]
