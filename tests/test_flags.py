@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from dialectbench.cli.main import app
 from dialectbench.data.examples import TextExample
 from dialectbench.runner import Store, build_plan, run
-from dialectbench.runner.flags import evaluation_flags, flag_text, shared_labels
+from dialectbench.runner.flags import evaluation_flags, flag_text, majority_score, shared_labels
 
 run_mod = importlib.import_module("dialectbench.runner.orchestrate")
 
@@ -139,6 +139,32 @@ def test_flag_helpers():
     text = flag_text({"flags": flags})
     assert "25.0% of test examples" in text and "below the majority-class rate 75.00" in text
     assert "2 prediction(s) fell back" in text and flag_text({}) == ""
+
+
+def test_below_majority_compares_like_with_like():
+    """The majority baseline is scored in the job's metric: a macro F1 above the majority label's macro F1
+    but below its accuracy rate beats the baseline and is not flagged (it was, before)."""
+    from sklearn.metrics import f1_score
+
+    golds = _texts("x", ["a"] * 4 + ["b"] * 3 + ["c"] * 3)  # p = 0.4, K = 3
+    always_a = ["a"] * 10
+    want = 100 * f1_score([g.label for g in golds], always_a, average="macro")
+    assert majority_score(Counter(a=4, b=3, c=3), "macro_f1") == pytest.approx(want)  # 19.05
+    want_w = 100 * f1_score([g.label for g in golds], always_a, average="weighted")
+    assert majority_score(Counter(a=4, b=3, c=3), "weighted_f1") == pytest.approx(want_w)
+    assert majority_score(Counter(a=4, b=3, c=3), "accuracy") == pytest.approx(40.0)
+    assert majority_score(Counter(a=4, b=3, c=3), "bleu") is None
+    train = Counter(a=4, b=3, c=3)
+    assert "below_majority" not in evaluation_flags(train, golds, 30.0, "macro_f1")
+    assert "below_majority" not in evaluation_flags(train, golds, 30.0, "bleu")
+    flag = evaluation_flags(train, golds, 15.0, "macro_f1")["below_majority"]
+    assert flag == {"score": 15.0, "majority_score": 19.05, "majority_rate": 40.0, "metric": "macro_f1"}
+    assert evaluation_flags(train, golds, 30.0, "accuracy")["below_majority"]["majority_score"] == 40.0
+    assert flag_text({"flags": {"below_majority": flag}}).endswith(
+        "score 15.00 is below the majority label's macro F1 19.05 (its rate: 40.00)")
+    # a flag stored before majority_score existed still reads
+    assert "below the majority-class rate 40.00" in flag_text({"flags": {"below_majority": {
+        "score": 30.0, "majority_rate": 40.0, "metric": "accuracy"}}})
 
 
 @pytest.fixture

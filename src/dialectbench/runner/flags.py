@@ -7,8 +7,10 @@ report and `results export --all` show them):
   of test examples with such a label (those are scored wrong whatever the model does). For tagging (POS
   tags, NER entity types) an example counts when any of its tokens has such a tag, and `token_share` is
   the fraction of test tokens;
-- `below_majority`: the score is below the test set's majority-class rate (`majority_rate`, in %), i.e.
-  below what always answering the most frequent test label would get in accuracy;
+- `below_majority`: the score is below `majority_score`, what always answering the test set's most
+  frequent label scores in the job's own metric (`metric`): its rate `majority_rate` (in %) for accuracy,
+  that label's F1 over the number of gold labels for macro F1 (a macro F1 under the majority rate can
+  still beat the majority baseline); metrics where that is not defined get no such flag;
 - `one_label`: every prediction is one label (`label`, `n` predictions; classification with 10+ test
   examples of 2+ gold labels): the model answers the same whatever the input, so its score is that
   label's share of the test set, not a measure of the task (a small LLM in context often does this);
@@ -46,6 +48,7 @@ from typing import Any
 
 from dialectbench.data.overlap import MAX_OVERLAP
 from dialectbench.tasks import TASKS
+from dialectbench.tasks.kinds import METRIC_WORDS
 
 FLAGS_KEY = "flags"
 ONE_LABEL_MIN = 10  # `one_label` needs this many predictions: fewer can share a label by chance
@@ -191,6 +194,18 @@ def not_trees(golds: Sequence[Any], train: dict[str, Any]) -> dict[str, Any] | N
     return flag
 
 
+def majority_score(test: Counter, metric: str) -> float | None:
+    """What always answering the most frequent label of `test` (label counts) scores in `metric`, in %
+    (metrics/classification.py: F1 over the labels in gold or predictions); None for other metrics."""
+    n = sum(test.values())
+    if not n:
+        return None
+    p = test.most_common(1)[0][1] / n
+    f1 = 2 * p / (1 + p)  # the majority label's F1: precision p, recall 1; every other label's F1 is 0
+    by_metric = {"accuracy": p, "micro_f1": p, "macro_f1": f1 / len(test), "weighted_f1": p * f1}
+    return 100.0 * by_metric[metric] if metric in by_metric else None
+
+
 def evaluation_flags(train_labels: Counter, golds: Sequence[Any], score: float | None, metric: str,
                      *, fallbacks: int = 0, majority: bool = True, task: str = "",
                      train_tags: Counter | None = None,
@@ -208,9 +223,10 @@ def evaluation_flags(train_labels: Counter, golds: Sequence[Any], score: float |
             flags["unseen_labels"] = {"share": round(sum(test[x] for x in unseen) / n, 4), "labels": unseen}
         if majority and score is not None:
             rate = 100.0 * test.most_common(1)[0][1] / n
-            if score < rate:
-                flags["below_majority"] = {"score": round(float(score), 2), "majority_rate": round(rate, 2),
-                                           "metric": metric}
+            baseline = majority_score(test, metric)
+            if baseline is not None and score < baseline:
+                flags["below_majority"] = {"score": round(float(score), 2), "majority_score": round(baseline, 2),
+                                           "majority_rate": round(rate, 2), "metric": metric}
         answered = [p for p in predictions or () if isinstance(p, (str, int))]  # not InvalidAnswer
         if majority and len(test) >= 2 and len(answered) >= ONE_LABEL_MIN and len(set(answered)) == 1:
             flags["one_label"] = {"label": str(answered[0]), "n": len(answered)}
@@ -233,7 +249,13 @@ def describe(flags: dict[str, Any]) -> list[str]:
                    f"({', '.join(f['labels'])})")
     if "below_majority" in flags:
         f = flags["below_majority"]
-        out.append(f"score {f['score']:.2f} is below the majority-class rate {f['majority_rate']:.2f}")
+        # a flag stored before majority_score existed compared with the rate, in any metric
+        if f.get("majority_score", f["majority_rate"]) == f["majority_rate"]:
+            out.append(f"score {f['score']:.2f} is below the majority-class rate {f['majority_rate']:.2f}")
+        else:
+            metric = METRIC_WORDS.get(f["metric"], f["metric"])
+            out.append(f"score {f['score']:.2f} is below the majority label's {metric} {f['majority_score']:.2f}"
+                       f" (its rate: {f['majority_rate']:.2f})")
     if "one_label" in flags:
         f = flags["one_label"]
         out.append(f"every prediction ({f['n']}) is {f['label']!r}: the score is that label's share of the test set")
