@@ -241,7 +241,7 @@ def test_the_parsers_encoder_tags_upos(fitted):
 
 
 def test_warmup_then_decay_schedule_and_the_default_schedule_unchanged():
-    """ParserConfig.warmup_words (issue 41): the lr rises linearly to `lr` over the warmup words, then the
+    """ParserConfig.warmup_share (issue 41): the lr rises linearly to `lr` over the warmup words, then the
     linear decay to 0 over the planned words goes on as before; at 0 (the default) the schedule is
     today's lr * (1 - words / planned), from the first update on."""
     import torch
@@ -265,19 +265,46 @@ def test_warmup_then_decay_schedule_and_the_default_schedule_unchanged():
     assert lrs(40, True) == pytest.approx([1 / 40, 21 / 40 * 0.8, 0.6, 0.4, 0.2])
 
 
+def test_the_warmup_is_a_share_of_the_words_each_fit_plans(monkeypatch):
+    """warmup_share scales with the fit: the same share is a short warmup on a small treebank and a long
+    one on a large one (a fixed 20k-word warmup took 27% of a tiny treebank's fit)."""
+    import dataclasses
+
+    from dialectbench.backends.baseline import parser as parser_mod
+
+    seen = []
+    set_lr = parser_mod._Budget.set_lr
+
+    def spy(self, words):
+        seen.append(self.schedule[2:])
+        return set_lr(self, words)
+
+    monkeypatch.setattr(parser_mod._Budget, "set_lr", spy)
+    config = dataclasses.replace(SMALL, warmup_share=0.1, max_epochs=1)
+    warmups = []
+    for n in (40, 400):
+        seen.clear()
+        train = synthetic_treebank(n, 1)
+        model = BaselineBackend(parser=config).fit("dep", train, None, seed=0)
+        planned = model._planned_words(train)
+        assert seen[0] == pytest.approx((planned, 0.1 * planned))
+        warmups.append(seen[0][1])
+    assert warmups[1] > 2 * warmups[0]
+
+
 def test_the_upos_mlp_head_tags_the_grammar_and_new_fields_keep_the_default_key():
-    """upos_hidden / upos_weight / warmup_words (issue 41, joint tagger-parser and larger steps): at their
+    """upos_hidden / upos_weight / warmup_share (issue 41, joint tagger-parser and larger steps): at their
     values before issue 41 the job key is the one stored scores were made under, any other value enters it; the MLP
     tag head learns the synthetic grammar's tags and is deterministic."""
     import dataclasses
 
     from torch import nn
 
-    config = dataclasses.replace(SMALL, upos_hidden=32, upos_weight=2.0, warmup_words=500)
-    key = BaselineBackend(parser=dataclasses.replace(SMALL, warmup_words=0)).config["parser"]
-    assert not {"upos_hidden", "upos_weight", "warmup_words"} & set(key)
+    config = dataclasses.replace(SMALL, upos_hidden=32, upos_weight=2.0, warmup_share=0.05)
+    key = BaselineBackend(parser=dataclasses.replace(SMALL, warmup_share=0.0)).config["parser"]
+    assert not {"upos_hidden", "upos_weight", "warmup_share"} & set(key)
     new_key = BaselineBackend(parser=config).config["parser"]
-    assert (new_key["upos_hidden"], new_key["upos_weight"], new_key["warmup_words"]) == (32, 2.0, 500)
+    assert (new_key["upos_hidden"], new_key["upos_weight"], new_key["warmup_share"]) == (32, 2.0, 0.05)
     train, dev = synthetic_treebank(300, 1), synthetic_treebank(40, 2)
     a, b = (BaselineBackend(parser=config).fit("dep", train, dev, seed=0) for _ in range(2))
     assert isinstance(a.net.encoder.upos, nn.Sequential)

@@ -14,7 +14,7 @@ from dialectbench.backends.parsing import is_single_root_tree
 
 SMALL = ParserConfig(arch="transformer", word_dim=32, char_dim=16, char_filters=32, attn_dim=64,
                      attn_layers=2, attn_heads=4, attn_ffn=128, arc_hidden=64, label_hidden=32,
-                     batch_tokens=400, max_epochs=8, patience=2, warmup_words=2000, arc_max_distance=16,
+                     batch_tokens=400, max_epochs=8, patience=2, warmup_share=0.04, arc_max_distance=16,
                      threads=1)
 
 
@@ -64,12 +64,12 @@ def test_the_attention_encoder_has_its_own_job_key_and_the_default_keeps_its_own
     attn = BaselineBackend(parser=ParserConfig(arch="transformer")).config["parser"]
     assert not {k for k in default if k.startswith("attn_") or k == "arch"}
     # the BiLSTM as it was before issue 41: none of the fields added since enters its key
-    before = ParserConfig(label_hidden=64, arc_max_distance=0, fast_dropout=False, lr=2e-3, warmup_words=0,
+    before = ParserConfig(label_hidden=64, arc_max_distance=0, fast_dropout=False, lr=2e-3, warmup_share=0.0,
                           max_train_words=900_000)
-    assert not {"warmup_words", "arc_max_distance", "fast_dropout", "upos_hidden", "upos_weight"} & set(
+    assert not {"warmup_share", "arc_max_distance", "fast_dropout", "upos_hidden", "upos_weight"} & set(
         BaselineBackend(parser=before).config["parser"])
     assert attn["arch"] == "transformer" and "attn_dim" in attn and "lstm_hidden" not in attn
-    assert BaselineBackend(parser=ParserConfig(warmup_words=10)).config["parser"]["warmup_words"] == 10
+    assert BaselineBackend(parser=ParserConfig(warmup_share=0.1)).config["parser"]["warmup_share"] == 0.1
     assert "attn_dim" not in BaselineBackend(parser=ParserConfig(arch="cnn")).config["parser"]
 
 

@@ -75,7 +75,7 @@ _UNUSED_BY_ARCH = {"bilstm": ("arch", "conv_dim", "conv_dilations", *_ATTN),
                    "transformer": ("lstm_hidden", "lstm_layers", "conv_dim", "conv_dilations")}
 # fields added after stored scores existed, left out of the key at their default (which keeps the old
 # behaviour), so those keys stay valid; any other value enters the key
-_NEW_FIELD_DEFAULTS = {"fast_dropout": False, "warmup_words": 0, "upos_hidden": 0, "upos_weight": 1.0,
+_NEW_FIELD_DEFAULTS = {"fast_dropout": False, "warmup_share": 0.0, "upos_hidden": 0, "upos_weight": 1.0,
                        "arc_max_distance": 0}
 
 

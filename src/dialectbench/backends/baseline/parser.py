@@ -267,7 +267,7 @@ class BiaffineParser(BaselineModel):
         # the runner's ETA weighs the fit (BaselineBackend.fit_weight); past them it reads as done
         expected = self.config.expected_words(sum(len(s.words) for s in train), len(self._batches(train)),
                                               bool(dev))
-        budget.schedule = (opt, cfg.lr, total if cfg.lr_decay else None, cfg.warmup_words)
+        budget.schedule = (opt, cfg.lr, total if cfg.lr_decay else None, cfg.warmup_share * total)
         budget.set_lr(0)
         for epoch in range(1, cfg.max_epochs + 1):
             loss = self._epoch(train, encoded, opt, rng, gen, budget,
