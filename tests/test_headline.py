@@ -17,12 +17,15 @@ from dialectbench.runner.store import JobRecord, Store
 AAVE = synthetic_name("aave")
 
 
-def _record(key, variety, score, *, setting="in-variety", values=None, extra=None):
+def _record(key, variety, score, *, setting="in-variety", values=None, extra=None, ids=None, task="tc",
+            train_on=None):
+    """Example ids as readers name them, "<file stem>:<row>": each variety's own test file, no item shared."""
     values = values if values is not None else [1.0] * 10
-    return JobRecord(job_key=key, task="tc", variety=variety, cluster="c", model="m", setting=setting,
-                     train_on=variety, status="done", data_fingerprint=f"fp-{key}", metric="macro_f1",
-                     score=score, n=len(values), signature="tc", extra=extra or {},
-                     example_ids=[str(i) for i in range(len(values))], predictions=["x"] * len(values),
+    return JobRecord(job_key=key, task=task, variety=variety, cluster="c", model="m", setting=setting,
+                     train_on=train_on or variety, status="done", data_fingerprint=f"fp-{key}", metric="macro_f1",
+                     score=score, n=len(values), signature=task, extra=extra or {},
+                     example_ids=ids or [f"{variety}-test:{i}" for i in range(len(values))],
+                     predictions=["x"] * len(values),
                      values=values)
 
 

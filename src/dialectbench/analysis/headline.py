@@ -3,11 +3,23 @@ headline table, the report's and `results.json`'s `results` (issue 36 item 1), s
 
 A headline is the mean of the task's stored metric over the real varieties whose scores enter summaries:
 synthetic varieties (`perturb`) and scores the caller excludes (a flagged job, e.g. test/train overlap
-above the leak threshold) are left out, counted and named. Settings are never mixed. Its `stderr` is the
-item-level standard error of that mean, sqrt(sum se_i^2) / k from each variety's SE over its own test
-examples (`analysis.intervals.score_se`: the delta method, the large-sample value of the item bootstrap),
-where every score has per-example evidence that reproduces it; otherwise `stderr` is None and `std_over_varieties` (the sample standard
-deviation of the varieties' scores, n - 1) is the only spread given, named for what it is.
+above the leak threshold) are left out, counted and named. Settings are never mixed. A variety with several
+scores (training sources) counts once, at their mean, so the headline is (1/k) sum_v (1/m_v) sum_s score_s,
+a weighted sum of scores with weights w_s = 1 / (k m_v).
+
+Its `stderr` is the item-level standard error of that mean by the delta method
+(`analysis.intervals.score_influence`: the large-sample value of the item bootstrap), where every score has
+per-example evidence that reproduces it. Each score's influence values psi_j (one per test example, in
+points; its own SE is sqrt(sum psi_j^2)) are keyed by the test item the example is (`data.items.item_key`:
+the same SD-QA question in every dialect; the same example id when several training sources are scored on
+one test set). The variance is cluster-robust by item: sum over items c of (sum_s w_s psi_{s,c})^2, so
+scores that share items add their errors on each shared item before squaring (positively correlated scores
+give a larger SE than independence would). With no item shared by two scores this is exactly
+sum_s w_s^2 se_s^2, i.e. sqrt(sum se_i^2) / k over one score per variety, computed as that
+(`stderr_method` "item_delta"); when items are shared it is "item_delta_clustered". A score given with `se`
+but no influence values is taken as independent of every other score. Otherwise `stderr` is None and
+`std_over_varieties` (the sample standard deviation of the varieties' scores, n - 1) is the only spread
+given, named for what it is.
 """
 
 from __future__ import annotations
@@ -20,6 +32,8 @@ from typing import Any
 
 # `stderr_method` when every variety's score had an item-level SE: the delta method over its examples
 ITEM_DELTA = "item_delta"
+# `stderr_method` when scores shared test items: the same delta method, clustered by item
+ITEM_DELTA_CLUSTERED = "item_delta_clustered"
 
 
 def _declared(task: str) -> Any:
@@ -55,10 +69,13 @@ def higher_is_better(task: str, metric: str) -> bool:
 
 def headlines(rows: Iterable[Mapping[str, Any]], excluded: Iterable[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
     """One entry per (task, setting, model) of `rows` (score rows: task, variety, model, setting, metric,
-    score; optional `se`, the score's item-level standard error, and `excluded`, a reason to leave it out).
+    score; optional `se`, the score's item-level standard error, `psi`, its influence values by test item
+    ({item key: summed psi_j in points}, sum of squares se^2; see the module docstring), and `excluded`, a
+    reason to leave it out).
     `excluded`: more rows left out by the caller (task, setting, model, variety, reason), e.g. flagged jobs
     the store no longer lists. Entries: metric, higher_is_better, mean, n (varieties averaged), varieties,
-    std_over_varieties, stderr, stderr_method, excluded [{variety, reason}], n_excluded, and where there
+    std_over_varieties, stderr (the item-level SE of the mean, clustered by shared test item), stderr_method
+    ("item_delta", or "item_delta_clustered" when scores shared items), excluded [{variety, reason}], n_excluded, and where there
     are any, `undefined` (varieties whose score is NaN) and `other_metrics` (scores under another name)."""
     from dialectbench.perturb.synthetic import is_synthetic
 
@@ -88,7 +105,7 @@ def headlines(rows: Iterable[Mapping[str, Any]], excluded: Iterable[Mapping[str,
         for r in mine:
             per_variety.setdefault(str(r["variety"]), []).append(r)
         scores: dict[str, float] = {}
-        ses: dict[str, float | None] = {}
+        weighted: dict[str, list[Mapping[str, Any]]] = {}  # variety -> its finite scores (weight 1/(k m_v))
         undefined = []
         for variety, rs in sorted(per_variety.items()):
             finite = [r for r in rs if _finite(r.get("score"))]
@@ -97,20 +114,16 @@ def headlines(rows: Iterable[Mapping[str, Any]], excluded: Iterable[Mapping[str,
                 continue
             # several scores of one variety (training sources): their mean, so each variety counts once
             scores[variety] = statistics.fmean(float(r["score"]) for r in finite)
-            se = [r.get("se") for r in finite]
-            ses[variety] = (math.sqrt(sum(float(s) ** 2 for s in se)) / len(se)
-                            if all(_finite(s) for s in se) else None)
+            weighted[variety] = finite
         values = list(scores.values())
         k = len(values)
-        item_se = [ses[v] for v in scores]
-        stderr = (math.sqrt(sum(s ** 2 for s in item_se)) / k  # type: ignore[operator]
-                  if k and all(s is not None for s in item_se) else None)
+        stderr, method = _stderr(weighted)
         entry: dict[str, Any] = {
             "task": task, "setting": setting, "model": model, "metric": metric,
             "higher_is_better": higher_is_better(task, metric) if metric else None,
             "mean": statistics.fmean(values) if values else None, "n": k, "varieties": list(scores),
             "std_over_varieties": statistics.stdev(values) if k >= 2 else None,
-            "stderr": stderr, "stderr_method": ITEM_DELTA if stderr is not None else None,
+            "stderr": stderr, "stderr_method": method,
             "excluded": [{"variety": v, "reason": why} for v, why in sorted(g["excluded"].items())
                          if v not in scores],
         }
@@ -121,6 +134,33 @@ def headlines(rows: Iterable[Mapping[str, Any]], excluded: Iterable[Mapping[str,
             entry["other_metrics"] = dict(others)
         out.append(entry)
     return out
+
+
+def _stderr(weighted: Mapping[str, list[Mapping[str, Any]]]) -> tuple[float | None, str | None]:
+    """(stderr, stderr_method) of (1/k) sum_v mean(scores of v): None unless every score has a finite `se`.
+    Scores with `psi` are summed per item, weight 1/(k m_v), before squaring; with no item in two scores'
+    `psi` the value is today's independent sqrt(sum w_s^2 se_s^2), bit for bit."""
+    k = len(weighted)
+    rows = [(r, 1.0 / (k * len(rs))) for rs in weighted.values() for r in rs]
+    if not rows or not all(_finite(r.get("se")) for r, _ in rows):
+        return None, None
+    # sqrt(sum w_s^2 se_s^2), in the order the headline always computed it: per variety, then over varieties
+    per_variety = [math.sqrt(sum(float(r["se"]) ** 2 for r in rs)) / len(rs) for rs in weighted.values()]
+    independent = math.sqrt(sum(s ** 2 for s in per_variety)) / k
+    clusters: dict[str, float] = {}
+    scores_of: Counter[str] = Counter()
+    alone = 0.0
+    for r, w in rows:
+        psi = r.get("psi")
+        if not psi:
+            alone += (w * float(r["se"])) ** 2  # no influence values: independent of every other score
+            continue
+        for item, value in psi.items():
+            clusters[item] = clusters.get(item, 0.0) + w * float(value)
+            scores_of[item] += 1
+    if not any(n > 1 for n in scores_of.values()):
+        return independent, ITEM_DELTA
+    return math.sqrt(math.fsum(v * v for v in clusters.values()) + alone), ITEM_DELTA_CLUSTERED
 
 
 def headline_rows(entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

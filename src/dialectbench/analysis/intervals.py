@@ -90,6 +90,15 @@ def score_se(score: float, evidence: dict[str, Any] | None) -> dict[str, Any] | 
     the large-sample value the item bootstrap estimates, in O(n) and without draws (a headline reads one
     per score of a run; a report of 50,000 scores cannot bootstrap each). None when no statistic
     reproduces the stored score."""
+    found = score_influence(score, evidence)
+    return None if found is None else {"se": found["se"], "how": found["how"]}
+
+
+def score_influence(score: float, evidence: dict[str, Any] | None) -> dict[str, Any] | None:
+    """`score_se` with the per-example influence values behind it: {se, how, psi, rows}, psi[j] =
+    100 (a_j - R b_j) / sum b (points), one per row of the evidence named by `rows` ("values" or "stats"),
+    so that se = sqrt(sum psi_j^2). A mean of several scores that share examples sums its scores' psi per
+    shared example before squaring (analysis.headline). None when no statistic reproduces the score."""
     for how, data, stat in _candidates(evidence or {}):
         with np.errstate(divide="ignore", invalid="ignore"):
             estimate = 100.0 * float(stat(data[None, ...], axis=1)[0])
@@ -100,5 +109,7 @@ def score_se(score: float, evidence: dict[str, Any] | None) -> dict[str, Any] | 
         if total <= 0:
             continue
         ratio = float(np.sum(a)) / total
-        return {"se": 100.0 * float(np.sqrt(np.sum((a - ratio * b) ** 2))) / total, "how": how}
+        psi = a - ratio * b
+        return {"se": 100.0 * float(np.sqrt(np.sum(psi ** 2))) / total, "how": how, "psi": 100.0 * psi / total,
+                "rows": "values" if how == "mean of per-example values" else "stats"}
     return None

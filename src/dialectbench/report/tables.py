@@ -309,8 +309,10 @@ def headline_table(data: ReportData) -> Table:
     return Table("headline", "Headline per task and setting", cols, data.headline,
                  note="Mean over the real varieties whose scores enter summaries; synthetic varieties and "
                       "flagged scores left out and named. Spread: the item-level standard error (delta method over "
-                      "each variety's test examples, as results.json's stderr_method item_delta) where every "
-                      "score has per-example evidence, else the standard deviation over varieties.")
+                      "each variety's test examples, as results.json's stderr_method item_delta; clustered by "
+                      "test item, item_delta_clustered, where scores share items, e.g. SD-QA's dialects ask "
+                      "the same questions) where every score has per-example evidence, else the standard "
+                      "deviation over varieties.")
 
 
 def all_tables(data: ReportData) -> list[Table]:

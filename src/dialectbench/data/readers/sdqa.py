@@ -227,6 +227,24 @@ def layout_problems(questions: PurePath, metadata: PurePath | None, dialect: str
     return []
 
 
+def goldp_question(example_id: str) -> str | None:
+    """The SD-QA question a `goldp` example is, shared by every dialect's recording of it: "<language>-<TyDi
+    id>" from "<file stem>:<language>-<TyDi id>-<dialect>" when the stem ends with the same "-<dialect>"
+    (sdqa-dev-english-aus.json); None for an id of another shape."""
+    stem, colon, qid = example_id.partition(":")
+    head, dash, dialect = qid.rpartition("-")
+    if not colon or not dash or not dialect or "-" not in head or not stem.endswith(f"-{dialect}"):
+        return None
+    language, _, tydi = head.partition("-")
+    return head if language and tydi.lstrip("-").isdigit() else None
+
+
+def sdqa_question(example_id: str) -> str | None:
+    """The TyDi id of an `sdqa` example ("<TyDi id>:<dialect>", read_sdqa_qa), or None for another shape."""
+    tydi, colon, dialect = example_id.rpartition(":")
+    return tydi if colon and dialect and tydi.lstrip("-").isdigit() else None
+
+
 def _tydi_key(example_id: str) -> str:
     """TyDi GoldP ids ("<stem>:english-<id>-<n>", ids may be negative) -> the SD-QA id."""
     qid = example_id.split(":", 1)[-1]
