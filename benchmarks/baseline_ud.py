@@ -60,8 +60,8 @@ def split(ud_dir: Path, name: str) -> list[Sentence]:
 # first of the planned passes, a 350k-word budget). --set overrides the new parser's settings (e.g. --set
 # "arch='transformer'" --set attn_conv_blocks=3 for the round-3 hybrid). The CRF tagger is unchanged since
 # issue 27.
-OLD = {"crf": CRFConfig(), "parser": ParserConfig(label_hidden=64, arc_max_distance=0, fast_dropout=False, lr=2e-3,
-                                                  warmup_share=0.0, max_train_words=900_000)}
+OLD = {"crf": CRFConfig(), "parser": ParserConfig(label_hidden=64, arc_max_distance=0, dropout=0.33, fast_dropout=False,
+                                                  lr=2e-3, warmup_share=0.0, max_train_words=900_000)}
 NEW = {"crf": CRFConfig(), "parser": ParserConfig()}
 
 

@@ -64,8 +64,8 @@ def test_the_attention_encoder_has_its_own_job_key_and_the_default_keeps_its_own
     attn = BaselineBackend(parser=ParserConfig(arch="transformer")).config["parser"]
     assert not {k for k in default if k.startswith("attn_") or k == "arch"}
     # the BiLSTM as it was before issue 41: none of the fields added since enters its key
-    before = ParserConfig(label_hidden=64, arc_max_distance=0, fast_dropout=False, lr=2e-3, warmup_share=0.0,
-                          max_train_words=900_000)
+    before = ParserConfig(label_hidden=64, arc_max_distance=0, dropout=0.33, fast_dropout=False, lr=2e-3,
+                          warmup_share=0.0, max_train_words=900_000)
     assert not {"warmup_share", "arc_max_distance", "fast_dropout", "upos_hidden", "upos_weight"} & set(
         BaselineBackend(parser=before).config["parser"])
     assert attn["arch"] == "transformer" and "attn_dim" in attn and "lstm_hidden" not in attn
