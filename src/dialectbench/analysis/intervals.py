@@ -37,6 +37,10 @@ def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.mean(x, axis=axis)
 
 
+# the statistic read from evidence["values"]; every other candidate reads evidence["stats"]
+MEAN_OF_VALUES = "mean of per-example values"
+
+
 def _candidates(evidence: dict[str, Any]) -> list[tuple[str, np.ndarray, Callable]]:
     out = []
     if "stats" in evidence:
@@ -47,7 +51,7 @@ def _candidates(evidence: dict[str, Any]) -> list[tuple[str, np.ndarray, Callabl
             out.append(("pooled entity counts", stats, _f1_of_sums))
         out.append(("pooled counts", stats, _first_over_last))
     if "values" in evidence:
-        out.append(("mean of per-example values", np.asarray(evidence["values"], dtype=float), _mean))
+        out.append((MEAN_OF_VALUES, np.asarray(evidence["values"], dtype=float), _mean))
     return out
 
 
@@ -77,7 +81,7 @@ def mean_interval(ses: list[float], mean: float, confidence: float = 0.95) -> tu
 
 def _ratio_parts(how: str, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-example numerator and denominator of the statistic: every candidate is a ratio of sums."""
-    if how == "mean of per-example values":
+    if how == MEAN_OF_VALUES:
         return data, np.ones_like(data)
     if how == "pooled entity counts":
         return 2.0 * data[:, 0], data[:, 1] + data[:, 2]
@@ -111,5 +115,5 @@ def score_influence(score: float, evidence: dict[str, Any] | None) -> dict[str, 
         ratio = float(np.sum(a)) / total
         psi = a - ratio * b
         return {"se": 100.0 * float(np.sqrt(np.sum(psi ** 2))) / total, "how": how, "psi": 100.0 * psi / total,
-                "rows": "values" if how == "mean of per-example values" else "stats"}
+                "rows": "values" if how == MEAN_OF_VALUES else "stats"}
     return None
